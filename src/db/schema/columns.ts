@@ -1,0 +1,27 @@
+import { sql } from 'drizzle-orm';
+import { bigint, jsonb, timestamp } from 'drizzle-orm/pg-core';
+
+/**
+ * Bookkeeping columns carried by every data row in schema `mrp`.
+ *
+ * - `raw`: the upstream item exactly as received (nested arrays that become rows of their own
+ *   are left out of the parent's raw), so a field pitwall does not model is never lost.
+ * - `_run_id`: the sync run that last wrote the row (pitwall.sync_runs.run_id).
+ * - `_first_seen_at`: when the row was first inserted; never changed afterwards.
+ * - `_synced_at`: when the row's content last changed. Unchanged rows are deliberately not
+ *   rewritten, so this is *not* "last confirmed"; per-scope freshness lives in pitwall.sync_state.
+ * - `_deleted_at`: set when a complete upstream scope no longer contains the row; cleared when
+ *   it comes back. Rows are never hard-deleted.
+ */
+export function bookkeeping() {
+  return {
+    raw: jsonb('raw').notNull(),
+    _run_id: bigint('_run_id', { mode: 'number' }).notNull(),
+    _first_seen_at: timestamp('_first_seen_at', { withTimezone: true }).notNull().default(sql`now()`),
+    _synced_at: timestamp('_synced_at', { withTimezone: true }).notNull().default(sql`now()`),
+    _deleted_at: timestamp('_deleted_at', { withTimezone: true }),
+  };
+}
+
+/** Names of the bookkeeping columns; loaders and comparisons treat them apart from content. */
+export const BOOKKEEPING_COLUMNS = ['raw', '_run_id', '_first_seen_at', '_synced_at', '_deleted_at'] as const;
