@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { migrateDatabase } from '../../src/db/migrate.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+describe('migrations', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => db.drop());
+
+  it('create every warehouse and operations table', async () => {
+    const { rows } = await db.pool.query<{ name: string }>(
+      `SELECT table_schema || '.' || table_name AS name FROM information_schema.tables
+        WHERE table_schema IN ('mrp', 'pitwall') ORDER BY 1`,
+    );
+    const names = rows.map((r) => r.name);
+    expect(names).toContain('mrp.results');
+    expect(names).toContain('mrp.point_standings');
+    expect(names).toContain('pitwall.sync_state');
+    expect(names.filter((n) => n.startsWith('mrp.'))).toHaveLength(18);
+  });
+
+  it('can run concurrently from several processes without failing', async () => {
+    // Already migrated from the template: concurrent runs must wait on the lock and no-op.
+    await Promise.all([migrateDatabase(db.pool), migrateDatabase(db.pool), migrateDatabase(db.pool)]);
+    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
+    expect(rows[0].n).toBe(1);
+  });
+});

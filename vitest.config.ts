@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/setup/global-db.ts'],
+    // Database and simulator tests do real I/O; two cores, so keep file parallelism modest.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 3, minForks: 1 } },
+    // A focused test would silently skip the rest of the suite on CI.
+    allowOnly: !process.env.CI,
+  },
+});
