@@ -1,0 +1,67 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+
+import { answerApiRequest, type ApiContext } from './api-response.js';
+import { sendWithFault } from './fault-responses.js';
+import { decideFault } from './faults.js';
+import { sendJson, sendText } from './http.js';
+import type { FaultConfig } from './options.js';
+import type { RequestRecorder } from './request-log.js';
+
+/**
+ * One request outside /__simulator/: log it, then (for /v2/) wait the configured latency and
+ * answer it, faulted or not. Order matters: the request is logged before anything can fail, and
+ * the world renders after the latency, so a clock change made meanwhile is already visible.
+ */
+
+export interface ApiState {
+  apiContext(): ApiContext;
+  faults(): FaultConfig;
+  /** The arrival number of this request since the fault config was last set. */
+  nextRequestIndex(): number;
+  requests: RequestRecorder;
+  /** Aborted when the simulator closes. */
+  closing: AbortSignal;
+}
+
+export async function handleApiRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  state: ApiState,
+): Promise<void> {
+  state.requests.recordRequest(url.pathname, url.searchParams);
+  if (!url.pathname.startsWith('/v2/')) {
+    sendJson(res, 404, { error: `no such resource: ${url.pathname}` });
+    return;
+  }
+  if (req.method !== 'GET') {
+    // Version 2 of the upstream supports GET only.
+    sendJson(res, 405, { error: `${req.method ?? 'this method'} is not allowed; v2 is GET only` }, { Allow: 'GET' });
+    return;
+  }
+
+  const config = state.faults();
+  const ctx = state.apiContext();
+  const decision = decideFault(ctx.seed, state.nextRequestIndex(), config);
+  const clientGone = new AbortController();
+  res.once('close', () => clientGone.abort());
+  const signal = AbortSignal.any([state.closing, clientGone.signal]);
+
+  if (decision.latencyMs > 0) {
+    const waited = await delay(decision.latencyMs, true, { signal }).catch(() => false);
+    if (!waited) {
+      res.destroy();
+      return;
+    }
+  }
+
+  const answer = answerApiRequest(ctx, url.pathname, url.searchParams, { forceInvalid: decision.fault === 'invalid' });
+  if (decision.fault === null) {
+    sendText(res, answer.status, answer.contentType, answer.body);
+    return;
+  }
+  if (sendWithFault(res, answer, decision.fault, { config, variant: decision.variant, signal })) {
+    state.requests.recordFault(decision.fault);
+  }
+}

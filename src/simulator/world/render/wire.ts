@@ -1,0 +1,79 @@
+import type { DriverWire } from '../../../api/schemas/driver.js';
+import type { WorldContext } from '../context.js';
+import type { DriverRec } from '../model.js';
+import { formatHalfPoints } from '../points.js';
+import { TAG, hash01 } from '../rng.js';
+import type { Quirks, RenderOutcome } from '../types.js';
+
+/** Which id a quirk choice is about, so EventId 7 and ClassId 7 are chosen independently. */
+export const ID = { schedule: 1, event: 2, class: 3, driver: 4, year: 5 } as const;
+
+/**
+ * Renders values the way the upstream is loose about them. Every choice hashes (seed, what,
+ * which entity), never a counter: the same driver's DriverId has the same form in every
+ * response, and the same row renders byte-identically whatever was requested before.
+ *
+ * Of the other quirks, `emptyStrings` needs nothing here: text fields are always present and
+ * "" when empty, which is what both of its settings describe. `unicodeNames` acts when the
+ * world is generated, and `doubleComma` in the server, on the response text.
+ */
+export class Wire {
+  constructor(
+    readonly ctx: WorldContext,
+    private readonly quirks: Quirks,
+  ) {}
+
+  private roll(tag: number, a: number, b: number): number {
+    return hash01(this.ctx.model.seed, tag, a, b);
+  }
+
+  /** An id as a number, or (for the `idsAsStrings` share of entities) as numeric text. */
+  id(kind: number, value: number): number | string {
+    return this.roll(TAG.quirkId, kind, value) < this.quirks.idsAsStrings ? String(value) : value;
+  }
+
+  /** A place, start or position; `tag` says which, (a, b) which row. Text under `idsAsStrings`. */
+  count(tag: number, a: number, b: number, value: number): number | string {
+    return this.roll(tag, a, b) < this.quirks.idsAsStrings ? String(value) : value;
+  }
+
+  /** A flag as true/false, or (for the `flagsAsInts` share of rows) as 1/0. */
+  flag(row: number, which: number, value: boolean): boolean | 0 | 1 {
+    if (this.roll(TAG.quirkFlag, row, which) < this.quirks.flagsAsInts) return value ? 1 : 0;
+    return value;
+  }
+
+  /**
+   * PointTotal is always text. For the `decimalPoints` share of rows it carries the column's
+   * scale as .NET prints a decimal(…,2) ("143.00", "143.50"); otherwise the shortest form
+   * ("143", "143.5"). Both parse to the same numeric, so the value never depends on quirks.
+   */
+  pointTotal(halfPoints: number, a: number, b: number): string {
+    const text = formatHalfPoints(halfPoints);
+    if (this.roll(TAG.quirkPointTotal, a, b) >= this.quirks.decimalPoints) return text;
+    return text.includes('.') ? `${text}0` : `${text}.00`;
+  }
+
+  /** The `Driver: [ {...} ]` every endpoint nests; empty text stays "" (the field is always there). */
+  driver(d: DriverRec): DriverWire[] {
+    return [
+      {
+        DriverId: this.id(ID.driver, d.id),
+        DriverFName: d.firstName,
+        DriverLName: d.lastName,
+        DriverSuffix: d.suffix,
+        DriverCity: d.city,
+        DriverState: d.state,
+        DriverCountry: d.country,
+      },
+    ];
+  }
+}
+
+export function ok(arrayKey: string, items: unknown[], header?: Record<string, unknown>): RenderOutcome {
+  return header ? { kind: 'ok', arrayKey, items, header } : { kind: 'ok', arrayKey, items };
+}
+
+export function missing(arrayKey: string, reason: string): RenderOutcome {
+  return { kind: 'missing-filter', arrayKey, reason };
+}
