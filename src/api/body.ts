@@ -1,0 +1,74 @@
+import { PayloadError } from './errors.js';
+
+export interface ParsedBody {
+  value: unknown;
+  /** True when the body only parsed after collapsing repeated commas (the upstream's defect). */
+  repaired: boolean;
+}
+
+/** `callback( … );`, optionally after the `/**\/` guard some servers prepend. */
+const JSONP = /^\s*(?:\/\*\*\/\s*)?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*\(([\s\S]*)\)\s*;?\s*$/;
+
+/** The JSON inside a JSONP wrapper (`jsoncallback=` makes the upstream add one), else `text`. */
+export function stripJsonp(text: string): string {
+  const match = JSONP.exec(text);
+  return match?.[1] ?? text;
+}
+
+const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
+
+/**
+ * Repairs the upstream's repeated-comma defect (api-reference §1, seen in /v2/points/):
+ * outside string literals, a comma right after `,`, `[`, `{` or at the start is dropped, and a
+ * comma right before `]` or `}` is dropped. Commas inside strings, escaped quotes included, are
+ * never touched, which is why this walks the text instead of using a regex.
+ */
+export function collapseCommas(text: string): string {
+  const out: string[] = [];
+  // Index in `out` of the last character that is outside a string and not whitespace.
+  let last = -1;
+  let inString = false;
+  let escaped = false;
+  for (const ch of text) {
+    if (inString) {
+      out.push(ch);
+      if (escaped) escaped = false;
+      else if (ch === '\\') escaped = true;
+      else if (ch === '"') {
+        inString = false;
+        last = out.length - 1;
+      }
+      continue;
+    }
+    const prev = last === -1 ? '' : out[last];
+    if (ch === ',' && (prev === '' || prev === ',' || prev === '[' || prev === '{')) continue;
+    if ((ch === ']' || ch === '}') && prev === ',') out[last] = '';
+    if (ch === '"') inString = true;
+    out.push(ch);
+    if (!WHITESPACE.has(ch)) last = out.length - 1;
+  }
+  return out.join('');
+}
+
+/**
+ * Parses an upstream body: strips a BOM and a JSONP wrapper, then `JSON.parse`; when that fails,
+ * collapses repeated commas and tries once more. Throws `PayloadError` (with a bounded snippet)
+ * when the text is still not JSON, e.g. a body truncated by a dropped connection.
+ */
+export function parseBody(text: string): ParsedBody {
+  const json = stripJsonp(text.replace(/^\uFEFF/, ''));
+  try {
+    return { value: JSON.parse(json), repaired: false };
+  } catch (firstError) {
+    const collapsed = collapseCommas(json);
+    if (collapsed !== json) {
+      try {
+        return { value: JSON.parse(collapsed), repaired: true };
+      } catch {
+        // Fall through: report the original error, which points into the text as received.
+      }
+    }
+    const what = text.trim() === '' ? 'body is empty' : 'body is not valid JSON';
+    throw new PayloadError(what, { snippet: text, cause: firstError });
+  }
+}

@@ -1,0 +1,319 @@
+import { z } from 'zod';
+
+import { ConfigError, type ConfigIssue } from './api/errors.js';
+import { maskUrl } from './secrets.js';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+// Node runs a timer longer than 2^31-1 ms after 1 ms instead (TimeoutOverflowWarning), so a huge
+// timeout would silently become an instant one.
+const MAX_TIMER_MS = 2_147_483_647;
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d+$/)
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((s) => {
+    if (!URL.canParse(s)) return false;
+    const url = new URL(s);
+    // Paths and parameters are appended to it, so a query or fragment would end up mid-URL.
+    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
+  })
+  .transform((s) => s.replace(/\/+$/, ''));
+
+const postgresUrl = z
+  .string()
+  .trim()
+  .refine((s) => URL.canParse(s) && ['postgres:', 'postgresql:'].includes(new URL(s).protocol));
+
+// Five fields (minute-first) or six (seconds-first), as node-cron reads them.
+const cron = z
+  .string()
+  .trim()
+  .refine((s) => {
+    const fields = s.split(/\s+/);
+    return (fields.length === 5 || fields.length === 6) && fields.every((f) => /^[\d*,/A-Za-z?LW#-]+$/.test(f));
+  });
+
+const timeZone = z
+  .string()
+  .trim()
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
+/** Every setting: its zod parser from the string form. Defaults live in VARIABLES below. */
+const schema = z.object({
+  apiBaseUrl: httpUrl,
+  apiKey: z.string().trim().min(1).optional(),
+  databaseUrl: postgresUrl.optional(),
+  concurrency: int(1, 64),
+  maxRps: z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/)
+    .transform(Number),
+  requestTimeoutMs: int(1, MAX_TIMER_MS),
+  maxAttempts: int(1, 100),
+  maxRetryWaitMs: int(0, MAX_TIMER_MS),
+  logLevel: z.string().trim().toLowerCase().pipe(z.enum(LOG_LEVELS)),
+  settleDays: int(0),
+  shutdownTimeoutMs: int(0, MAX_TIMER_MS),
+  httpPort: int(0, 65535).optional(),
+  cronLive: cron,
+  cronSeason: cron,
+  cronFull: cron,
+  timezone: timeZone,
+  dataDir: z.string().trim().min(1),
+});
+
+export type Config = Readonly<z.output<typeof schema>>;
+export type ConfigKey = keyof Config;
+/** Settings with no default; a command that needs one passes it in `require`. */
+export type OptionalKey = 'apiKey' | 'databaseUrl' | 'httpPort';
+export type ConfigWith<R extends OptionalKey> = Config & { readonly [K in R]: NonNullable<Config[K]> };
+
+export interface ConfigVariable {
+  key: ConfigKey;
+  env: string;
+  /** The command-line flag the CLI maps to this setting; none for secrets (`ps` shows argv). */
+  flag: string | undefined;
+  /** As text, exactly as it would be written in the environment. */
+  default: string | undefined;
+  description: string;
+  /** Phrase completing "expected …" in an error message. */
+  expected: string;
+  secret?: boolean;
+  url?: boolean;
+}
+
+const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
+  apiBaseUrl: {
+    env: 'MRP_API_BASE_URL',
+    flag: '--api-base-url',
+    default: 'https://api.myracepass.com',
+    url: true,
+    description: 'Upstream base URL, without /v2 (a simulator URL in tests).',
+    expected: 'an http(s) URL without query or fragment',
+  },
+  apiKey: {
+    env: 'MRP_API_KEY',
+    flag: undefined,
+    default: undefined,
+    secret: true,
+    description: 'MyRacePass API key. Required by commands that call the upstream; never logged.',
+    expected: 'a non-empty key',
+  },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    flag: '--database-url',
+    default: undefined,
+    url: true,
+    description: 'PostgreSQL connection URL. Required by commands that use the database.',
+    expected: 'a postgres:// or postgresql:// URL',
+  },
+  concurrency: {
+    env: 'PITWALL_CONCURRENCY',
+    flag: '--concurrency',
+    default: '4',
+    description: 'Upstream requests in flight at once.',
+    expected: 'an integer from 1 to 64',
+  },
+  maxRps: {
+    env: 'PITWALL_MAX_RPS',
+    flag: '--max-rps',
+    default: '5',
+    description: 'Upstream requests started per second, evenly spaced; 0 = unlimited.',
+    expected: 'a number >= 0',
+  },
+  requestTimeoutMs: {
+    env: 'PITWALL_REQUEST_TIMEOUT_MS',
+    flag: '--request-timeout-ms',
+    default: '30000',
+    description: 'Timeout of one upstream attempt (headers and body), in ms.',
+    expected: `an integer from 1 to ${MAX_TIMER_MS}`,
+  },
+  maxAttempts: {
+    env: 'PITWALL_MAX_ATTEMPTS',
+    flag: '--max-attempts',
+    default: '5',
+    description: 'Attempts per upstream request, the first included.',
+    expected: 'an integer from 1 to 100',
+  },
+  maxRetryWaitMs: {
+    env: 'PITWALL_MAX_RETRY_WAIT_MS',
+    flag: '--max-retry-wait-ms',
+    default: '60000',
+    description: 'Total time one request may spend waiting between retries, in ms; 0 = no retries.',
+    expected: `an integer from 0 to ${MAX_TIMER_MS}`,
+  },
+  logLevel: {
+    env: 'PITWALL_LOG_LEVEL',
+    flag: '--log-level',
+    default: 'info',
+    description: `Log level: ${LOG_LEVELS.join(', ')}.`,
+    expected: `one of ${LOG_LEVELS.join(', ')}`,
+  },
+  settleDays: {
+    env: 'PITWALL_SETTLE_DAYS',
+    flag: '--settle-days',
+    default: '14',
+    description: 'Days after an event until its results count as final (the frequent jobs stop re-fetching).',
+    expected: 'an integer >= 0',
+  },
+  shutdownTimeoutMs: {
+    env: 'PITWALL_SHUTDOWN_TIMEOUT_MS',
+    flag: '--shutdown-timeout-ms',
+    default: '30000',
+    description: 'After a first SIGTERM/SIGINT, how long in-flight work may run before it is aborted, in ms.',
+    expected: `an integer from 0 to ${MAX_TIMER_MS}`,
+  },
+  httpPort: {
+    env: 'PITWALL_HTTP_PORT',
+    flag: '--http-port',
+    default: undefined,
+    description: 'Port of the worker\'s health/metrics HTTP endpoint; unset = no endpoint.',
+    expected: 'an integer from 0 to 65535',
+  },
+  cronLive: {
+    env: 'PITWALL_CRON_LIVE',
+    flag: '--cron-live',
+    default: '*/5 * * * *',
+    description: 'Cron schedule of the live job (recent and running events).',
+    expected: 'a cron expression of 5 or 6 fields',
+  },
+  cronSeason: {
+    env: 'PITWALL_CRON_SEASON',
+    flag: '--cron-season',
+    default: '0 * * * *',
+    description: 'Cron schedule of the season job (the current seasons\' unsettled data).',
+    expected: 'a cron expression of 5 or 6 fields',
+  },
+  cronFull: {
+    env: 'PITWALL_CRON_FULL',
+    flag: '--cron-full',
+    default: '0 3 * * *',
+    description: 'Cron schedule of the full sync.',
+    expected: 'a cron expression of 5 or 6 fields',
+  },
+  timezone: {
+    env: 'PITWALL_TIMEZONE',
+    flag: '--timezone',
+    default: 'UTC',
+    description: 'IANA time zone the cron schedules are read in.',
+    expected: 'an IANA time zone such as UTC or America/Chicago',
+  },
+  dataDir: {
+    env: 'PITWALL_DATA_DIR',
+    flag: '--data-dir',
+    default: './.pitwall',
+    description: 'Directory for pitwall\'s local files.',
+    expected: 'a non-empty path',
+  },
+};
+
+/** Every setting with its variable, flag, default and description, for `--help` and the README. */
+export const CONFIG_VARIABLES: readonly Readonly<ConfigVariable>[] = Object.freeze(
+  (Object.keys(VARIABLES) as ConfigKey[]).map((key) => Object.freeze({ key, ...VARIABLES[key] })),
+);
+
+/** Flag values by setting; the API key has none, so it never has to appear in argv. */
+export type ConfigFlags = Partial<Record<Exclude<ConfigKey, 'apiKey'>, string | number | undefined>>;
+
+export interface LoadConfigOptions<R extends OptionalKey> {
+  /** Settings this command cannot run without, e.g. `['apiKey', 'databaseUrl']` for sync. */
+  require?: readonly R[];
+}
+
+/** How a bad value is quoted in an error: never a secret, never a URL password. */
+function shown(variable: ConfigVariable, raw: string): string {
+  if (variable.secret) return '[redacted]';
+  const text = variable.url ? maskUrl(raw) : raw;
+  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+}
+
+/**
+ * Reads every setting once: flags override the environment, which overrides the defaults.
+ * An empty variable counts as unset (compose files often pass `VAR=`). Returns a frozen object;
+ * throws one ConfigError listing every bad or missing value.
+ */
+export function loadConfig<R extends OptionalKey = never>(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: ConfigFlags = {},
+  options: LoadConfigOptions<R> = {},
+): ConfigWith<R> {
+  const raw: Partial<Record<ConfigKey, string>> = {};
+  const source: Partial<Record<ConfigKey, string>> = {};
+  for (const variable of CONFIG_VARIABLES) {
+    const flagValue = variable.key === 'apiKey' ? undefined : flags[variable.key];
+    const envValue = env[variable.env];
+    if (flagValue !== undefined && String(flagValue) !== '') {
+      raw[variable.key] = String(flagValue);
+      source[variable.key] = variable.flag ?? variable.env;
+    } else if (envValue !== undefined && envValue !== '') {
+      raw[variable.key] = envValue;
+      source[variable.key] = variable.env;
+    } else if (variable.default !== undefined) {
+      raw[variable.key] = variable.default;
+      source[variable.key] = variable.env;
+    }
+  }
+
+  const issues: ConfigIssue[] = [];
+  const result = schema.safeParse(raw);
+  const seen = new Set<string>();
+  for (const issue of result.success ? [] : result.error.issues) {
+    const key = issue.path[0] as ConfigKey;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const variable = CONFIG_VARIABLES.find((v) => v.key === key);
+    if (!variable) continue;
+    issues.push({
+      variable: source[key] ?? variable.env,
+      message: `expected ${variable.expected}, got ${shown(variable, raw[key] ?? '')}`,
+    });
+  }
+  for (const key of options.require ?? []) {
+    const variable = CONFIG_VARIABLES.find((v) => v.key === key);
+    if (variable && raw[key] === undefined) {
+      issues.push({ variable: variable.env, message: 'required, not set' });
+    }
+  }
+  if (issues.length > 0 || !result.success) throw new ConfigError(issues);
+  // Every value is a primitive, so freezing the top level freezes the whole config.
+  return Object.freeze(result.data) as ConfigWith<R>;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The secret strings a config holds (the API key, the database password), for the logger's
+ * and the errors' redaction.
+ */
+export function configSecrets(config: Config): string[] {
+  const secrets: string[] = [];
+  if (config.apiKey) secrets.push(config.apiKey);
+  if (config.databaseUrl) {
+    const password = new URL(config.databaseUrl).password;
+    if (password) secrets.push(password, safeDecode(password));
+  }
+  return secrets;
+}

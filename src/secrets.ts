@@ -1,0 +1,74 @@
+import { inspect } from 'node:util';
+
+/** What a secret is replaced with in logs and error messages. */
+export const REDACTED = '[redacted]';
+
+/**
+ * A URL with its password shown as `****`, for messages and logs. Works on the raw text rather
+ * than through `new URL()`, so a value that does not parse (the case a config error reports)
+ * is masked too, and the rest of the text is shown exactly as the user wrote it.
+ */
+export function maskUrl(url: string): string {
+  const schemeEnd = url.indexOf('://');
+  const authorityStart = schemeEnd === -1 ? 0 : schemeEnd + 3;
+  const rest = url.slice(authorityStart);
+  const pathStart = rest.search(/[/?#]/);
+  const authority = pathStart === -1 ? rest : rest.slice(0, pathStart);
+  // The last `@` ends the userinfo: an unencoded `@` inside a password must not end it early.
+  const at = authority.lastIndexOf('@');
+  if (at === -1) return url;
+  const userinfo = authority.slice(0, at);
+  const colon = userinfo.indexOf(':');
+  if (colon === -1) return url;
+  const masked = `${userinfo.slice(0, colon)}:****${authority.slice(at)}`;
+  return url.slice(0, authorityStart) + masked + rest.slice(authority.length);
+}
+
+/**
+ * Every form in which a secret can end up in text we emit: as written, URL-encoded (it travels
+ * in a query string) and JSON-escaped (log lines are JSON). Longest first, so a secret that
+ * contains another is replaced whole.
+ */
+function secretForms(secrets: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (secret.length === 0) continue;
+    forms.add(secret);
+    forms.add(encodeURIComponent(secret));
+    forms.add(JSON.stringify(secret).slice(1, -1));
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every occurrence of each secret replaced by `[redacted]`. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const form of secretForms(secrets)) out = out.replaceAll(form, REDACTED);
+  return out;
+}
+
+function containsSecret(text: string, secrets: readonly string[]): boolean {
+  return secretForms(secrets).some((form) => text.includes(form));
+}
+
+/**
+ * `err` itself when nothing in it (message, stack, fields, cause chain) mentions a secret;
+ * otherwise a plain copy with the secrets redacted. Errors from fetch can quote the request URL
+ * ("Failed to parse URL from …?key=…"), and we keep such errors as `cause`, so they are checked
+ * before they leave the module that knows the key.
+ */
+export function redactError(err: unknown, secrets: readonly string[], depth = 0): unknown {
+  if (secrets.length === 0) return err;
+  if (!(err instanceof Error)) {
+    const text = typeof err === 'string' ? err : inspect(err);
+    return containsSecret(text, secrets) ? redact(text, secrets) : err;
+  }
+  if (!containsSecret(inspect(err, { depth: 6 }) + (err.stack ?? ''), secrets)) return err;
+  const copy = new Error(redact(err.message, secrets));
+  copy.name = err.name;
+  copy.stack = redact(err.stack ?? '', secrets);
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') Object.assign(copy, { code });
+  if (err.cause !== undefined && depth < 5) copy.cause = redactError(err.cause, secrets, depth + 1);
+  return copy;
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+
+import { ConfigError } from '../src/api/errors.js';
+import { CONFIG_VARIABLES, configSecrets, loadConfig } from '../src/config.js';
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  return expect.fail('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults and returns a frozen object', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      apiBaseUrl: 'https://api.myracepass.com',
+      concurrency: 4,
+      maxRps: 5,
+      requestTimeoutMs: 30_000,
+      maxAttempts: 5,
+      maxRetryWaitMs: 60_000,
+      logLevel: 'info',
+      cronLive: '*/5 * * * *',
+      timezone: 'UTC',
+      dataDir: './.pitwall',
+    });
+    expect(config.apiKey).toBeUndefined();
+    expect(config.httpPort).toBeUndefined();
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('lets flags override the environment, which overrides defaults; empty means unset', () => {
+    const env = { PITWALL_CONCURRENCY: '8', PITWALL_MAX_RPS: '0.5', PITWALL_LOG_LEVEL: '' };
+    const config = loadConfig(env, { concurrency: '16' });
+    expect(config.concurrency).toBe(16);
+    expect(config.maxRps).toBe(0.5);
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('trims a trailing slash from the base URL and refuses non-http URLs', () => {
+    expect(loadConfig({ MRP_API_BASE_URL: 'http://127.0.0.1:4321//' }).apiBaseUrl).toBe('http://127.0.0.1:4321');
+    expect(configError(() => loadConfig({ MRP_API_BASE_URL: 'ftp://x' })).message).toMatch(/^MRP_API_BASE_URL: /);
+  });
+
+  it('names the variable, the expectation and the value it rejects', () => {
+    const err = configError(() => loadConfig({ PITWALL_CONCURRENCY: 'abc' }));
+    expect(err.message).toBe('PITWALL_CONCURRENCY: expected an integer from 1 to 64, got "abc"');
+  });
+
+  it('names the flag when the bad value came from one, and lists every bad value', () => {
+    const err = configError(() => loadConfig({ PITWALL_TIMEZONE: 'Mars/Olympus' }, { concurrency: 65 }));
+    expect(err.issues.map((i) => i.variable)).toEqual(['--concurrency', 'PITWALL_TIMEZONE']);
+  });
+
+  it('requires only what the command asks for', () => {
+    expect(() => loadConfig({})).not.toThrow();
+    const err = configError(() => loadConfig({}, {}, { require: ['apiKey', 'databaseUrl'] }));
+    expect(err.message).toBe('MRP_API_KEY: required, not set\nDATABASE_URL: required, not set');
+    const config = loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db' }, {}, { require: ['apiKey'] });
+    expect(config.apiKey.length).toBe(1);
+  });
+
+  it('masks URL passwords and never shows the API key in a message', () => {
+    const db = configError(() => loadConfig({ DATABASE_URL: 'mysql://pitwall:hunter2@db/x' }));
+    expect(db.message).toBe('DATABASE_URL: expected a postgres:// or postgresql:// URL, got "mysql://pitwall:****@db/x"');
+    const key = configError(() => loadConfig({ MRP_API_KEY: '  \t' }));
+    expect(key.message).toBe('MRP_API_KEY: expected a non-empty key, got [redacted]');
+  });
+
+  it('hands the API key and database password to redaction', () => {
+    const config = loadConfig({ MRP_API_KEY: 'k1', DATABASE_URL: 'postgres://u:p%40ss@h/db' });
+    expect(configSecrets(config)).toEqual(['k1', 'p%40ss', 'p@ss']);
+  });
+});
+
+describe('CONFIG_VARIABLES', () => {
+  it('lists every setting once, with a description, for --help and the README', () => {
+    const keys = Object.keys(loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db', PITWALL_HTTP_PORT: '0' }));
+    expect(CONFIG_VARIABLES.map((v) => v.key).sort()).toEqual(keys.sort());
+    expect(new Set(CONFIG_VARIABLES.map((v) => v.env)).size).toBe(CONFIG_VARIABLES.length);
+    for (const v of CONFIG_VARIABLES) expect(v.description.length, v.env).toBeGreaterThan(10);
+    expect(CONFIG_VARIABLES.find((v) => v.key === 'apiKey')?.flag).toBeUndefined();
+  });
+});
