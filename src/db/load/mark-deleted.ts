@@ -1,0 +1,110 @@
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type pg from 'pg';
+
+import { DatabaseError } from '../errors.js';
+
+import { arrayParamSql, encodeArray, wireKind } from './binary-array.js';
+import type { LoadRow } from './load-row.js';
+import { columnType, quoteIdent, tableMeta, type TableMeta } from './table-meta.js';
+
+/**
+ * The rows one complete upstream response covers: for each column, the set of values it may
+ * take (`{ event_id: [42] }`, `{ schedule_id: [7], class_id: [3] }`); a row is in scope when
+ * every listed column holds one of its values. `{}` is the whole table: a top-level list
+ * (the schedule years) covers every row there is.
+ */
+export type DeletionScope = Record<string, ReadonlyArray<string | number>>;
+
+// Per table, per scope shape (its column names, in order): the statement text.
+const statements = new WeakMap<PgTable, Map<string, string>>();
+
+/**
+ * `UPDATE ... SET _deleted_at = now()` over the live rows of the scope, and with `withPresent`
+ * only those whose key is not among the present keys (passed as one array per key column and
+ * unnested, so the whole response is one statement whatever its size).
+ * Parameters: $1 run id, then one per scope column, then one per key column.
+ */
+function statement(table: PgTable, meta: TableMeta, scopeColumns: readonly string[], withPresent: boolean): string {
+  const cacheKey = `${withPresent ? 'missing' : 'all'}:${scopeColumns.join(',')}`;
+  let byShape = statements.get(table);
+  if (!byShape) {
+    byShape = new Map();
+    statements.set(table, byShape);
+  }
+  const cached = byShape.get(cacheKey);
+  if (cached) return cached;
+
+  const inScope = scopeColumns.map((c, i) => `t.${quoteIdent(c)} = ANY(${arrayParamSql(i + 2, columnType(meta, c))})`);
+  const conditions = ['t."_deleted_at" IS NULL', ...inScope];
+  if (withPresent) {
+    const first = scopeColumns.length + 2;
+    const keys = meta.keyColumns.map(quoteIdent);
+    const arrays = meta.keyColumns.map((c, i) => arrayParamSql(first + i, columnType(meta, c)));
+    conditions.push(
+      `NOT EXISTS (SELECT FROM unnest(${arrays.join(', ')}) AS p(${keys.join(', ')}) WHERE ${keys.map((k) => `p.${k} = t.${k}`).join(' AND ')})`,
+    );
+  }
+  const text = `UPDATE ${meta.qualifiedName} AS t SET "_deleted_at" = now(), "_run_id" = $1::bigint WHERE ${conditions.join(' AND ')}`;
+  byShape.set(cacheKey, text);
+  return text;
+}
+
+function scopeParams(meta: TableMeta, scope: DeletionScope): { columns: string[]; values: Buffer[] } | null {
+  const columns = Object.keys(scope);
+  const values: Buffer[] = [];
+  for (const c of columns) {
+    const set = scope[c] ?? [];
+    if (set.length === 0) return null;
+    const type = columnType(meta, c);
+    values.push(encodeArray(set, wireKind(type), type, c));
+  }
+  return { columns, values };
+}
+
+async function mark(client: pg.ClientBase, table: PgTable, scope: DeletionScope, present: readonly LoadRow[] | null, runId: number): Promise<number> {
+  const meta = tableMeta(table);
+  const params = scopeParams(meta, scope);
+  if (params === null) return 0;
+  const values: unknown[] = [runId, ...params.values];
+  if (present !== null) {
+    for (const k of meta.keyColumns) {
+      const keys = present.map((row) => {
+        const v = row[k];
+        // A present row without its key would protect nothing and hide a caller bug.
+        if (v === null || v === undefined) {
+          throw new DatabaseError(`${meta.qualifiedName}: present row lacks key column ${k}`, { sqlstate: '23502', retryable: false });
+        }
+        return v;
+      });
+      const type = columnType(meta, k);
+      values.push(encodeArray(keys, wireKind(type), type, k));
+    }
+  }
+  const result = await client.query(statement(table, meta, params.columns, present !== null), values);
+  return result.rowCount ?? 0;
+}
+
+/**
+ * Marks deleted (`_deleted_at = now()`, `_run_id`) every live row of `scope` whose key is not
+ * among `present`: the rows a complete upstream response no longer contains. Rows are never
+ * removed, and rows already marked keep their original `_deleted_at`. Returns how many were marked.
+ */
+export function markMissingDeleted(
+  client: pg.ClientBase,
+  table: PgTable,
+  scope: DeletionScope,
+  present: readonly LoadRow[],
+  opts: { runId: number },
+): Promise<number> {
+  return mark(client, table, scope, present, opts.runId);
+}
+
+/**
+ * Marks every live row of `scope` deleted: its parent is gone (a cancelled event's results).
+ * The whole-table scope `{}` is refused here: no parent's disappearance means that, so it can
+ * only be a caller's mistake, and an expensive one.
+ */
+export async function markScopeDeleted(client: pg.ClientBase, table: PgTable, scope: DeletionScope, opts: { runId: number }): Promise<number> {
+  if (Object.keys(scope).length === 0) throw new Error(`${tableMeta(table).qualifiedName}: markScopeDeleted needs at least one scope column`);
+  return mark(client, table, scope, null, opts.runId);
+}

@@ -1,0 +1,56 @@
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { upsertRows } from '../../src/db/load/upsert.js';
+import { results } from '../../src/db/schema/mrp.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+const rows = Array.from({ length: 12_000 }, (_, i) => ({
+  event_id: 1 + Math.floor(i / 100), class_id: 1, race_number: 1, row_index: (i % 100) + 1,
+  driver_id: i, driver_name: `Driver ${i}`, finish: (i % 100) + 1, start: null, car_number: '0', dnf: null, dns: null, dq: null,
+  raw: { n: i, nested: { list: [1, 2, 3], text: 'x' } },
+}));
+
+const snapshot = (client: pg.ClientBase) =>
+  client.query<{ n: number; xmins: string; synced: string; locked: number }>(
+    `SELECT count(*)::int AS n, string_agg(xmin::text, ',' ORDER BY event_id, row_index) AS xmins,
+            max(_synced_at)::text AS synced, count(*) FILTER (WHERE xmax <> 0)::int AS locked
+       FROM mrp.results`,
+  );
+
+describe('a second identical load', () => {
+  let db: TestDatabase;
+  let client: pg.PoolClient;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    client = await db.pool.connect();
+  });
+  afterAll(async () => {
+    client.release();
+    await db.drop();
+  });
+
+  it('writes nothing: no new row versions, no row locks, _synced_at unmoved', async () => {
+    // More rows than one chunk, so every chunk's comparison is exercised.
+    await upsertRows(client, results, rows, { runId: 1 });
+    const before = (await snapshot(client)).rows[0];
+    // Key order of raw's object must not matter: jsonb compares values, not text.
+    const reordered = rows.map((r) => ({ ...r, raw: { nested: { text: 'x', list: [1, 2, 3] }, n: r.raw.n } }));
+    expect(await upsertRows(client, results, reordered.reverse(), { runId: 2 })).toEqual({ inserted: 0, updated: 0, unchanged: rows.length });
+    const after = (await snapshot(client)).rows[0];
+    expect(after).toEqual(before);
+    expect(after?.locked).toBe(0);
+  });
+
+  it('keeps _first_seen_at when a row changes, and moves _synced_at', async () => {
+    const row = { ...rows[0]!, event_id: 999 };
+    await upsertRows(client, results, [row], { runId: 3 });
+    const read = () => client.query('SELECT _first_seen_at, _synced_at, _run_id FROM mrp.results WHERE event_id = 999');
+    const first = (await read()).rows[0];
+    await upsertRows(client, results, [{ ...row, finish: 42 }], { runId: 4 });
+    const second = (await read()).rows[0];
+    expect(second._first_seen_at).toEqual(first._first_seen_at);
+    expect(second._synced_at.getTime()).toBeGreaterThan(first._synced_at.getTime());
+    expect(second._run_id).toBe('4');
+  });
+});
