@@ -28,7 +28,7 @@ interface UpsertPlan {
   inputs: InputColumn[];
 }
 
-const plans = new WeakMap<PgTable, UpsertPlan>();
+const plans = new WeakMap<PgTable, Map<boolean, UpsertPlan>>();
 
 /**
  * One INSERT ... SELECT FROM unnest(...) per chunk, every column a single array parameter, so
@@ -49,7 +49,7 @@ const plans = new WeakMap<PgTable, UpsertPlan>();
  * - `xmax = 0` holds only for a tuple this statement inserted (an updated row carries our xid as
  *   the locker), the standard way to tell the two apart in RETURNING.
  */
-function buildPlan(meta: TableMeta): UpsertPlan {
+function buildPlan(meta: TableMeta, compareRaw: boolean): UpsertPlan {
   const type = new Map(meta.columns.map((c) => [c.name, c.sqlType]));
   const inputs = [...meta.keyColumns, ...meta.contentColumns, 'raw'].map((name) => {
     const sqlType = type.get(name) ?? 'text';
@@ -57,7 +57,7 @@ function buildPlan(meta: TableMeta): UpsertPlan {
   });
   const q = inputs.map((c) => quoteIdent(c.name));
   const keys = meta.keyColumns.map(quoteIdent);
-  const compared = [...meta.contentColumns, 'raw'].map(quoteIdent);
+  const compared = [...meta.contentColumns, ...(compareRaw ? ['raw'] : [])].map(quoteIdent);
   const runIdParam = `$${inputs.length + 1}::bigint`;
 
   const unnestArgs = inputs.map((c, i) => `$${i + 1}::${wireArrayType(c.kind)}`).join(', ');
@@ -83,11 +83,16 @@ SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE
   return { text, inputs };
 }
 
-function planFor(table: PgTable): UpsertPlan {
-  let plan = plans.get(table);
+function planFor(table: PgTable, compareRaw: boolean): UpsertPlan {
+  let byMode = plans.get(table);
+  if (!byMode) {
+    byMode = new Map();
+    plans.set(table, byMode);
+  }
+  let plan = byMode.get(compareRaw);
   if (!plan) {
-    plan = buildPlan(tableMeta(table));
-    plans.set(table, plan);
+    plan = buildPlan(tableMeta(table), compareRaw);
+    byMode.set(compareRaw, plan);
   }
   return plan;
 }
@@ -106,16 +111,21 @@ function parameters(plan: UpsertPlan, rows: readonly LoadRow[], runId: number): 
  * untouched (not even `_synced_at` moves). The batch is deduplicated by key (last wins) and
  * sorted by key first. Each chunk is its own statement: call this inside `withTransaction`
  * when the whole batch must land or not at all.
+ *
+ * `compareRaw: false` judges a row changed by its typed columns alone. It is for dimension rows
+ * gathered from many endpoints (a driver seen in results, points and lineups alike): were the
+ * upstream to render the same driver slightly differently in two places, comparing `raw` would
+ * rewrite the row back and forth on every run.
  */
 export async function upsertRows(
   client: pg.ClientBase,
   table: PgTable,
   rows: readonly LoadRow[],
-  opts: { runId: number },
+  opts: { runId: number; compareRaw?: boolean },
 ): Promise<LoadCounts> {
   const counts: LoadCounts = { inserted: 0, updated: 0, unchanged: 0 };
   if (rows.length === 0) return counts;
-  const plan = planFor(table);
+  const plan = planFor(table, opts.compareRaw ?? true);
   const batch = dedupeSortedByKey(rows, tableMeta(table).keyColumns);
   const chunkParams = (start: number) => parameters(plan, batch.slice(start, start + UPSERT_CHUNK_ROWS), opts.runId);
   let params = chunkParams(0);
