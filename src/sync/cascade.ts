@@ -1,0 +1,45 @@
+import type pg from 'pg';
+
+import { canonicalQuery } from '../api/query.js';
+import { markScopeDeleted } from '../db/load/mark-deleted.js';
+import { warehouseTables } from '../db/schema/mrp.js';
+
+import type { RunCounters } from './counters.js';
+import { forgetResponseHashes } from './sql/sync-state.js';
+
+/** Tables whose rows belong to one event and go when the event goes. */
+const EVENT_CHILD_TABLES = ['event_classes', 'races', 'results', 'lineups', 'entry_list', 'driver_passes'] as const;
+/** Per-event endpoints whose stored hashes must be forgotten when an event goes. */
+const EVENT_ENDPOINTS = ['results', 'lineups', 'entry_list', 'driver_passes'];
+
+/**
+ * After a schedule's event list is loaded: an event that no schedule lists any more has been
+ * cancelled upstream. It and every row that belongs to it get `_deleted_at`, and the hashes of
+ * its detail scopes are forgotten, so that if it ever comes back its detail is loaded afresh
+ * rather than skipped as "unchanged".
+ */
+export async function cascadeOrphanedEvents(
+  client: pg.ClientBase,
+  scheduleId: number,
+  runId: number,
+  counters: RunCounters,
+): Promise<number[]> {
+  const { rows } = await client.query<{ event_id: number }>(
+    `UPDATE mrp.events e SET _deleted_at = now(), _run_id = $2
+      WHERE e._deleted_at IS NULL
+        AND e.event_id IN (SELECT event_id FROM mrp.schedule_events WHERE schedule_id = $1 AND _deleted_at IS NOT NULL)
+        AND NOT EXISTS (SELECT 1 FROM mrp.schedule_events s WHERE s.event_id = e.event_id AND s._deleted_at IS NULL)
+      RETURNING e.event_id`,
+    [scheduleId, runId],
+  );
+  const ids = rows.map((r) => r.event_id);
+  if (ids.length === 0) return ids;
+  counters.add('events', { deleted: ids.length });
+  for (const table of EVENT_CHILD_TABLES) {
+    const n = await markScopeDeleted(client, warehouseTables[table], { event_id: ids }, { runId });
+    counters.add(table, { deleted: n });
+  }
+  const params = ids.map((id) => canonicalQuery({ EventId: id }));
+  await forgetResponseHashes(client, EVENT_ENDPOINTS, params);
+  return ids;
+}

@@ -1,0 +1,72 @@
+import type { WarehouseTableName } from '../db/schema/mrp.js';
+
+import type { RunTotals } from './sql/sync-runs.js';
+
+export interface TableCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  rejected: number;
+}
+
+export interface ScopeCounts {
+  /** Responses loaded (something may or may not have changed). */
+  loaded: number;
+  /** Responses identical to the last one for the scope: not reprocessed. */
+  unchanged: number;
+  /** RequestValid 0: recorded on the scope and retried next run. */
+  invalid: number;
+  /** Requests or responses that failed after retries. */
+  failed: number;
+}
+
+const zero = (): TableCounts => ({ inserted: 0, updated: 0, unchanged: 0, deleted: 0, rejected: 0 });
+
+/** Everything a run counts; mutated only by the run that owns it. */
+export class RunCounters {
+  readonly tables: Partial<Record<WarehouseTableName, TableCounts>> = {};
+  readonly scopes: ScopeCounts = { loaded: 0, unchanged: 0, invalid: 0, failed: 0 };
+  requests = 0;
+  retries = 0;
+  unknownFields = 0;
+  repairedBodies = 0;
+
+  table(name: WarehouseTableName): TableCounts {
+    return (this.tables[name] ??= zero());
+  }
+
+  add(name: WarehouseTableName, counts: Partial<TableCounts>): void {
+    const t = this.table(name);
+    t.inserted += counts.inserted ?? 0;
+    t.updated += counts.updated ?? 0;
+    t.unchanged += counts.unchanged ?? 0;
+    t.deleted += counts.deleted ?? 0;
+    t.rejected += counts.rejected ?? 0;
+  }
+
+  /** Adds another counter's figures (a committed transaction's, or a finished sub-walk's). */
+  merge(other: RunCounters): void {
+    for (const [name, counts] of Object.entries(other.tables)) this.add(name as WarehouseTableName, counts);
+    this.scopes.loaded += other.scopes.loaded;
+    this.scopes.unchanged += other.scopes.unchanged;
+    this.scopes.invalid += other.scopes.invalid;
+    this.scopes.failed += other.scopes.failed;
+    this.requests += other.requests;
+    this.retries += other.retries;
+    this.unknownFields += other.unknownFields;
+    this.repairedBodies += other.repairedBodies;
+  }
+
+  totals(): RunTotals {
+    const sum = zero();
+    for (const t of Object.values(this.tables)) {
+      sum.inserted += t.inserted;
+      sum.updated += t.updated;
+      sum.unchanged += t.unchanged;
+      sum.deleted += t.deleted;
+      sum.rejected += t.rejected;
+    }
+    return { requests: this.requests, retries: this.retries, unknownFields: this.unknownFields, ...sum };
+  }
+}

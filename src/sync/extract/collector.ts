@@ -1,0 +1,121 @@
+import type { z } from 'zod';
+
+import type { Driver } from '../../api/schemas/driver.js';
+import type { WarehouseTableName } from '../../db/schema/mrp.js';
+
+import type { Extracted, Row, Scope, Seed } from './types.js';
+
+const MAX_REASON_ISSUES = 5;
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, MAX_REASON_ISSUES)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(item)'}: ${i.message}`)
+    .join('; ');
+}
+
+function unknownKeys(schema: z.ZodObject, value: unknown): number {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 0;
+  let n = 0;
+  for (const k of Object.keys(value)) if (!(k in schema.shape)) n += 1;
+  return n;
+}
+
+/** `obj` without the nested list that becomes rows of its own (so `raw` does not hold it twice). */
+export function without(obj: unknown, key: string): unknown {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return obj;
+  const { [key]: _omitted, ...rest } = obj as Record<string, unknown>;
+  return rest;
+}
+
+/** An array field of a parsed level; anything that is not an array reads as empty. */
+export function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/**
+ * Gathers the rows, scopes, rejects and seeds of one response. Each nested level is parsed on
+ * its own, so an item that fails (say, a class without ClassId) is rejected alone, with its
+ * reason, while its siblings load.
+ */
+export class Collector {
+  private readonly out: Extracted = { rows: {}, scopes: [], rejects: [], seeds: [], itemCount: 0, unknownFields: 0 };
+  private readonly seen = new Set<string>();
+
+  /** Parses one item; returns null (and records a reject) when it does not fit its schema. */
+  parse<S extends z.ZodObject>(
+    schema: S,
+    value: unknown,
+    where: string,
+    options: { countUnknown?: boolean } = {},
+  ): z.output<S> | null {
+    const result = schema.safeParse(value);
+    if (!result.success) {
+      this.reject(`${where}: ${describeIssues(result.error)}`, value);
+      return null;
+    }
+    if (options.countUnknown !== false) this.out.unknownFields += unknownKeys(schema, value);
+    return result.data;
+  }
+
+  reject(reason: string, payload: unknown): void {
+    this.out.rejects.push({ reason, payload: payload ?? null });
+  }
+
+  row(table: WarehouseTableName, row: Row): void {
+    (this.out.rows[table] ??= []).push(row);
+  }
+
+  /** Dimension rows (drivers, classes) recur across a response; keep the first of each key. */
+  dimension(table: 'drivers' | 'classes', key: number, row: Row): void {
+    const k = `${table}:${key}`;
+    if (this.seen.has(k)) return;
+    this.seen.add(k);
+    this.row(table, row);
+  }
+
+  /** The first Driver of a `Driver: [...]` list, recorded in `drivers` when it has an id. */
+  driver(drivers: Driver[] | undefined, rawList: unknown): Driver | null {
+    const d = drivers?.[0];
+    if (!d) return null;
+    if (d.DriverId !== undefined) {
+      this.dimension('drivers', d.DriverId, {
+        driver_id: d.DriverId,
+        first_name: d.DriverFName,
+        last_name: d.DriverLName,
+        suffix: d.DriverSuffix,
+        city: d.DriverCity,
+        state: d.DriverState,
+        country: d.DriverCountry,
+        raw: list(rawList)[0] ?? null,
+      });
+    }
+    return d;
+  }
+
+  /** A class seen anywhere; raw holds just the identifying fields so every source agrees. */
+  klass(classId: number, className: string | null, raw: unknown): void {
+    const r = raw as Record<string, unknown> | null;
+    this.dimension('classes', classId, {
+      class_id: classId,
+      class_name: className,
+      raw: { ClassId: r?.ClassId ?? classId, ClassName: r?.ClassName ?? className },
+    });
+  }
+
+  scope(scope: Scope): void {
+    this.out.scopes.push(scope);
+  }
+
+  seed(seed: Seed): void {
+    this.out.seeds.push(seed);
+  }
+
+  items(n: number): void {
+    this.out.itemCount += n;
+  }
+
+  result(): Extracted {
+    return this.out;
+  }
+}

@@ -1,0 +1,33 @@
+import type { WarehouseTableName } from '../../db/schema/mrp.js';
+
+/** A row for the loader: key and content columns in warehouse names, plus `raw`. */
+export type Row = Record<string, unknown> & { raw: unknown };
+
+/** What a child endpoint fans out from: e.g. `{ year }`, `{ scheduleId }`, `{ eventId }`. */
+export type Seed = Readonly<Record<string, number>>;
+
+/**
+ * A set of rows one complete response covers, as column → allowed values (AND of `col IN (...)`).
+ * `{}` covers the whole table. Rows in a scope that the response no longer has get `_deleted_at`.
+ */
+export interface Scope {
+  table: WarehouseTableName;
+  where: Record<string, number[]>;
+}
+
+export interface Reject {
+  reason: string;
+  payload: unknown;
+}
+
+/** Everything one response yields, before anything touches the database. */
+export interface Extracted {
+  rows: Partial<Record<WarehouseTableName, Row[]>>;
+  scopes: Scope[];
+  rejects: Reject[];
+  seeds: Seed[];
+  /** Items in the response's main array. */
+  itemCount: number;
+  /** Fields present in the payload that pitwall does not model (kept in `raw`). */
+  unknownFields: number;
+}

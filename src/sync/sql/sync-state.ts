@@ -1,0 +1,75 @@
+import type pg from 'pg';
+
+/** Request scopes are identified by endpoint name plus the canonical query without the key. */
+export const scopeKey = (endpoint: string, params: string): string => `${endpoint}?${params}`;
+
+/** Hashes of the last successful response per scope, to skip identical responses. */
+export async function loadResponseHashes(db: pg.Pool | pg.ClientBase): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ endpoint: string; params: string; response_hash: string }>(
+    `SELECT endpoint, params, response_hash FROM pitwall.sync_state
+      WHERE status = 'ok' AND response_hash IS NOT NULL`,
+  );
+  return new Map(rows.map((r) => [scopeKey(r.endpoint, r.params), r.response_hash]));
+}
+
+export interface ScopeSuccess {
+  endpoint: string;
+  params: string;
+  responseHash: string;
+  itemCount: number;
+  runId: number;
+}
+
+/** Written in the same transaction as the scope's data, so data and state commit together. */
+export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSuccess): Promise<void> {
+  await db.query(
+    `INSERT INTO pitwall.sync_state AS s
+       (endpoint, params, last_attempt_at, last_success_at, status, response_hash, item_count, last_error, last_run_id)
+     VALUES ($1, $2, now(), now(), 'ok', $3, $4, NULL, $5)
+     ON CONFLICT (endpoint, params) DO UPDATE SET
+       last_attempt_at = now(), last_success_at = now(), status = 'ok',
+       response_hash = EXCLUDED.response_hash, item_count = EXCLUDED.item_count,
+       last_error = NULL, last_run_id = EXCLUDED.last_run_id`,
+    [s.endpoint, s.params, s.responseHash, s.itemCount, s.runId],
+  );
+}
+
+/**
+ * A scope whose response was identical to the last one: only the attempt and success times
+ * move. Kept separate from the data path because nothing else is written.
+ */
+export async function touchScope(db: pg.Pool, endpoint: string, params: string, runId: number): Promise<void> {
+  await db.query(
+    `UPDATE pitwall.sync_state SET last_attempt_at = now(), last_success_at = now(), last_run_id = $3
+      WHERE endpoint = $1 AND params = $2`,
+    [endpoint, params, runId],
+  );
+}
+
+/**
+ * `invalid` (RequestValid 0) or `error` (the request or its processing failed). The last good
+ * hash is kept, so a later identical response is still recognised as already loaded.
+ */
+export async function recordScopeFailure(
+  db: pg.Pool,
+  f: { endpoint: string; params: string; status: 'invalid' | 'error'; error: string; runId: number },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO pitwall.sync_state AS s (endpoint, params, last_attempt_at, status, last_error, last_run_id)
+     VALUES ($1, $2, now(), $3, $4, $5)
+     ON CONFLICT (endpoint, params) DO UPDATE SET
+       last_attempt_at = now(), status = EXCLUDED.status, last_error = EXCLUDED.last_error,
+       last_run_id = EXCLUDED.last_run_id`,
+    [f.endpoint, f.params, f.status, f.error.slice(0, 2000), f.runId],
+  );
+}
+
+/** Forget the hashes of these scopes, so their next response is processed even if identical. */
+export async function forgetResponseHashes(db: pg.ClientBase, endpoint: string[], params: string[]): Promise<void> {
+  if (params.length === 0) return;
+  await db.query(
+    `UPDATE pitwall.sync_state SET response_hash = NULL
+      WHERE endpoint = ANY($1::text[]) AND params = ANY($2::text[])`,
+    [endpoint, params],
+  );
+}

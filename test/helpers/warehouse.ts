@@ -1,0 +1,51 @@
+import type pg from 'pg';
+
+import { tableMeta } from '../../src/db/load/table-meta.js';
+import { warehouseTables, type WarehouseTableName } from '../../src/db/schema/mrp.js';
+
+const BOOKKEEPING = new Set(['raw', '_run_id', '_first_seen_at', '_synced_at', '_deleted_at']);
+
+/** A SELECT expression that renders a column the way the simulator's ground truth states it. */
+function canonical(name: string, sqlType: string): string {
+  const col = `"${name}"`;
+  if (sqlType.startsWith('timestamp')) return `to_char(${col}, 'YYYY-MM-DD HH24:MI:SS') AS ${col}`;
+  if (sqlType.startsWith('numeric')) return `trim_scale(${col})::text AS ${col}`;
+  return col;
+}
+
+/**
+ * The live (not deleted) rows of a warehouse table, content columns only, in the ground truth's
+ * canonical form and key order, ready to compare with `/__simulator/truth`.
+ */
+export async function readLiveRows(db: pg.Pool, table: WarehouseTableName): Promise<Record<string, unknown>[]> {
+  const meta = tableMeta(warehouseTables[table]);
+  const cols = meta.columns.filter((c) => !BOOKKEEPING.has(c.name));
+  const { rows } = await db.query(
+    `SELECT ${cols.map((c) => canonical(c.name, c.sqlType)).join(', ')} FROM ${meta.qualifiedName}
+      WHERE _deleted_at IS NULL ORDER BY ${meta.keyColumns.map((k) => `"${k}"`).join(', ')}`,
+  );
+  return rows;
+}
+
+export async function fetchTruth(simUrl: string): Promise<Record<WarehouseTableName, Record<string, unknown>[]>> {
+  const res = await fetch(`${simUrl}/__simulator/truth`);
+  if (!res.ok) throw new Error(`truth: HTTP ${res.status}`);
+  return (await res.json()) as Record<WarehouseTableName, Record<string, unknown>[]>;
+}
+
+/** Per table: the first rows that differ, or an empty object when the warehouse equals the truth. */
+export async function diffAgainstTruth(db: pg.Pool, simUrl: string): Promise<Record<string, unknown>> {
+  const truth = await fetchTruth(simUrl);
+  const diffs: Record<string, unknown> = {};
+  for (const table of Object.keys(warehouseTables) as WarehouseTableName[]) {
+    const want = truth[table] ?? [];
+    const got = await readLiveRows(db, table);
+    const a = JSON.stringify(got);
+    const b = JSON.stringify(want);
+    if (a === b) continue;
+    const i = got.findIndex((row, n) => JSON.stringify(row) !== JSON.stringify(want[n]));
+    const at = i === -1 ? Math.min(got.length, want.length) : i;
+    diffs[table] = { warehouseRows: got.length, truthRows: want.length, firstDifference: { warehouse: got[at], truth: want[at] } };
+  }
+  return diffs;
+}
