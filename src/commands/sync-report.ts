@@ -1,0 +1,34 @@
+import type { RunSummary } from '../sync/run.js';
+
+import { renderTable } from './format.js';
+
+/** The machine-readable summary of `pitwall sync --json`: one JSON object. */
+export function summaryJson(s: RunSummary): string {
+  return JSON.stringify({
+    runId: s.runId,
+    job: s.job,
+    status: s.status,
+    requests: s.requests,
+    retries: s.retries,
+    durationMs: s.durationMs,
+    tables: s.tables,
+    scopes: s.scopes,
+    unknownFields: s.unknownFields,
+    repairedBodies: s.repairedBodies,
+    ...(s.error ? { error: s.error } : {}),
+  });
+}
+
+/** The per-table summary a person reads after `pitwall sync`. */
+export function summaryText(s: RunSummary): string {
+  const rows = Object.entries(s.tables)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([table, c]) => [table, c?.inserted ?? 0, c?.updated ?? 0, c?.unchanged ?? 0, c?.deleted ?? 0, c?.rejected ?? 0]);
+  const head =
+    `run ${s.runId} (${s.job}): ${s.status} in ${(s.durationMs / 1000).toFixed(1)} s; ` +
+    `${s.requests} requests, ${s.retries} retries; scopes loaded ${s.scopes.loaded}, unchanged ${s.scopes.unchanged}, ` +
+    `invalid ${s.scopes.invalid}, failed ${s.scopes.failed}` +
+    (s.unknownFields ? `; ${s.unknownFields} unmodelled field(s) kept in raw` : '');
+  const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected'], rows) : '';
+  return [head, table, s.error ? `error: ${s.error}` : ''].filter(Boolean).join('\n');
+}
