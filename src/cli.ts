@@ -1,63 +1,41 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-
 import { ConfigError } from './api/errors.js';
-import { CONFIG_VARIABLES, configSecrets, loadConfig, type Config, type ConfigFlags } from './config.js';
-import { createPool } from './db/pool.js';
-import { createLogger, type Logger } from './log.js';
+import { EXIT, UsageError, type CommandContext, type CommandModule } from './commands/context.js';
+import { CONFIG_VARIABLES } from './config.js';
 import { redact } from './secrets.js';
-import { JOB_NAMES, type JobName } from './sync/jobs.js';
 
 /**
- * The command line. The only module that reads argv, installs signal handlers or sets the
- * process exit code; everything below it takes values and AbortSignals. Each command loads its
- * modules when it runs, so `pitwall --help` does not load the sync engine or the simulator.
+ * The command line: the only module that reads process.argv, installs signal handlers or sets
+ * the exit code. Commands live in src/commands/ and receive a CommandContext; each is loaded
+ * only when it runs, so `pitwall --help` loads neither the sync engine nor the simulator.
  */
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, skipped: 3, interrupted: 130 } as const;
-
-class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-const CONFIG_FLAG_OPTIONS = Object.fromEntries(
-  CONFIG_VARIABLES.filter((v) => v.flag).map((v) => [v.flag!.slice(2), { type: 'string' as const }]),
-);
-
-function configFlags(values: Record<string, unknown>): ConfigFlags {
-  const flags: Record<string, string> = {};
-  for (const v of CONFIG_VARIABLES) {
-    const value = v.flag ? values[v.flag.slice(2)] : undefined;
-    if (typeof value === 'string') flags[v.key] = value;
-  }
-  return flags as ConfigFlags;
-}
-
-const HELP = { help: { type: 'boolean', short: 'h' } } as const;
-
-/** parseArgs, with its errors (unknown flag, missing value) reported as usage errors. */
-function parse<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
-  try {
-    return parseArgs(config);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-}
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  migrate: { summary: 'apply database migrations (under an advisory lock)', load: () => import('./commands/migrate.js') },
+  sync: {
+    summary: 'run one job once (--job full|season|live, default full); prints a per-table summary, --json for one JSON object',
+    load: () => import('./commands/sync.js'),
+  },
+  status: { summary: 'last runs, per-endpoint state, failing scopes, recent rejects (--json)', load: () => import('./commands/status.js') },
+  simulate: {
+    summary: 'serve the built-in API simulator until stopped (--port 4010 --seed 7 --scale small --today YYYY-MM-DD --key KEY)',
+    load: () => import('./commands/simulate.js'),
+  },
+};
 
 function usage(): string {
-  const vars = CONFIG_VARIABLES.map(
-    (v) => `  ${v.env.padEnd(28)} ${(v.flag ?? '').padEnd(22)} ${v.default !== undefined ? `default ${v.default}` : v.secret ? 'secret, env only' : ''}\n      ${v.description}`,
-  ).join('\n');
-  return `pitwall — mirrors the MyRacePass v2 API into PostgreSQL
+  const commands = Object.entries(COMMANDS)
+    .map(([name, c]) => `  ${name.padEnd(16)} ${c.summary}`)
+    .join('\n');
+  const vars = CONFIG_VARIABLES.map((v) => {
+    const dflt = v.default !== undefined ? `default ${v.default}` : v.secret ? 'secret; environment only' : 'no default';
+    return `  ${v.env.padEnd(28)} ${(v.flag ?? '').padEnd(22)} ${dflt}\n      ${v.description}`;
+  }).join('\n');
+  return `pitwall: mirrors the MyRacePass v2 API into PostgreSQL
 
 Usage: pitwall <command> [options]
 
 Commands:
-  migrate                 apply database migrations (under an advisory lock)
-  sync [--job full] [--json]
-                          run one job once and print a per-table summary (--json: one JSON object)
-  status [--json]         last runs, per-endpoint state, failing scopes, recent rejects
-  simulate [--port 4010] [--seed 7] [--scale small] [--today YYYY-MM-DD] [--key KEY]
-                          serve the built-in simulator of the API until stopped
+${commands}
 
 Configuration (flags override environment variables, which override defaults):
 ${vars}
@@ -67,13 +45,15 @@ Exit codes: 0 success; 1 the run or command failed; 2 bad usage or configuration
 `;
 }
 
-/** First signal: abort gracefully. Second: exit at once. */
-function onSignals(controller: AbortController, logger: Logger | null): () => void {
-  let count = 0;
+const write = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+
+/** First SIGINT/SIGTERM aborts the command's signal (graceful stop); a second exits at once. */
+function trapSignals(controller: AbortController): () => void {
+  let received = 0;
   const handler = (signal: NodeJS.Signals) => {
-    count += 1;
-    if (count === 1) {
-      logger?.warn({ signal }, 'stopping: finishing in-flight work (send again to exit at once)');
+    received += 1;
+    if (received === 1) {
+      process.stderr.write(`pitwall: ${signal} received, stopping (send again to exit at once)\n`);
       controller.abort(new Error(`received ${signal}`));
     } else {
       process.exit(EXIT.interrupted);
@@ -87,137 +67,36 @@ function onSignals(controller: AbortController, logger: Logger | null): () => vo
   };
 }
 
-function makeLogger(config: Config): Logger {
-  return createLogger({ level: config.logLevel, pretty: process.stderr.isTTY, secrets: configSecrets(config) });
-}
-
-async function cmdMigrate(args: string[]): Promise<number> {
-  const { values } = parse({ args, options: { ...CONFIG_FLAG_OPTIONS, ...HELP } });
-  if (values.help) return print(usage());
-  const config = loadConfig(process.env, configFlags(values), { require: ['databaseUrl'] });
-  const logger = makeLogger(config);
-  const { migrateDatabase } = await import('./db/migrate.js');
-  const pool = createPool(config.databaseUrl, { max: 2, logger });
-  try {
-    await migrateDatabase(pool);
-    logger.info('migrations applied');
-    return EXIT.ok;
-  } finally {
-    await pool.end();
-  }
-}
-
-async function cmdSync(args: string[]): Promise<number> {
-  const { values } = parse({
-    args,
-    options: { ...CONFIG_FLAG_OPTIONS, ...HELP, job: { type: 'string' }, json: { type: 'boolean' } },
-  });
-  if (values.help) return print(usage());
-  const job = (values.job ?? 'full') as JobName;
-  if (!JOB_NAMES.includes(job)) throw new UsageError(`--job must be one of ${JOB_NAMES.join(', ')}`);
-  const config = loadConfig(process.env, configFlags(values), { require: ['apiKey', 'databaseUrl'] });
-  const logger = makeLogger(config);
-  const { runSync } = await import('./sync/run.js');
-  const { summaryJson, summaryText } = await import('./commands/sync-report.js');
-  const pool = createPool(config.databaseUrl, { max: config.concurrency + 2, logger });
-  const controller = new AbortController();
-  const off = onSignals(controller, logger);
-  try {
-    const summary = await runSync({ pool, config, logger }, { job, trigger: 'manual', signal: controller.signal });
-    print(values.json ? summaryJson(summary) : summaryText(summary));
-    if (summary.status === 'succeeded') return EXIT.ok;
-    if (summary.status === 'skipped') return EXIT.skipped;
-    if (summary.status === 'interrupted') return EXIT.interrupted;
-    return EXIT.failed;
-  } finally {
-    off();
-    await pool.end();
-  }
-}
-
-async function cmdStatus(args: string[]): Promise<number> {
-  const { values } = parse({ args, options: { ...CONFIG_FLAG_OPTIONS, ...HELP, json: { type: 'boolean' } } });
-  if (values.help) return print(usage());
-  const config = loadConfig(process.env, configFlags(values), { require: ['databaseUrl'] });
-  const { loadStatus, statusText } = await import('./commands/status.js');
-  const pool = createPool(config.databaseUrl, { max: 1, logger: makeLogger(config) });
-  try {
-    const report = await loadStatus(pool);
-    print(values.json ? JSON.stringify(report) : statusText(report));
-    return EXIT.ok;
-  } finally {
-    await pool.end();
-  }
-}
-
-async function cmdSimulate(args: string[]): Promise<number> {
-  const { values } = parse({
-    args,
-    options: {
-      ...HELP,
-      port: { type: 'string' },
-      host: { type: 'string' },
-      seed: { type: 'string' },
-      scale: { type: 'string' },
-      today: { type: 'string' },
-      key: { type: 'string' },
-    },
-  });
-  if (values.help) return print(usage());
-  const num = (s: string | undefined, name: string) => {
-    if (s === undefined) return undefined;
-    if (!/^\d+$/.test(s)) throw new UsageError(`--${name} must be a whole number`);
-    return Number(s);
-  };
-  const { startSimulator } = await import('./simulator/server.js');
-  const sim = await startSimulator({
-    port: num(values.port, 'port') ?? 4010,
-    ...(values.host ? { host: values.host } : {}),
-    ...(values.seed !== undefined ? { seed: num(values.seed, 'seed') } : {}),
-    ...(values.scale ? { scale: values.scale as 'tiny' } : {}),
-    ...(values.today ? { today: values.today } : {}),
-    ...(values.key ? { key: values.key } : {}),
-  });
-  print(`simulator listening\n  MRP_API_BASE_URL=${sim.url}\n  MRP_API_KEY=${sim.key}\n  world: ${JSON.stringify(sim.world.summary())}`);
-  const controller = new AbortController();
-  const off = onSignals(controller, null);
-  await new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
-  off();
-  await sim.close();
-  return EXIT.ok;
-}
-
-function print(text: string): number {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-  return EXIT.ok;
-}
-
-const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  migrate: cmdMigrate,
-  sync: cmdSync,
-  status: cmdStatus,
-  simulate: cmdSimulate,
-};
-
 export async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
+  const [name, ...args] = argv;
   const secrets = [process.env.MRP_API_KEY ?? ''].filter(Boolean);
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    write(usage());
+    process.exitCode = name ? EXIT.ok : EXIT.usage;
+    return;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`pitwall: unknown command "${name}"; see pitwall --help\n`);
+    process.exitCode = EXIT.usage;
+    return;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    write(usage());
+    return;
+  }
+  const controller = new AbortController();
+  const release = trapSignals(controller);
+  const ctx: CommandContext = { args, env: process.env, signal: controller.signal, out: write, interactive: Boolean(process.stderr.isTTY) };
   try {
-    if (!command || command === 'help' || command === '--help' || command === '-h') {
-      print(usage());
-      process.exitCode = command ? EXIT.ok : EXIT.usage;
-      return;
-    }
-    const run = COMMANDS[command];
-    if (!run) throw new UsageError(`unknown command "${command}"; see pitwall --help`);
-    process.exitCode = await run(rest);
+    const module = await command.load();
+    process.exitCode = await module.run(ctx);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError) {
-      process.stderr.write(`pitwall: ${redact(err.message, secrets)}\n`);
-      process.exitCode = EXIT.usage;
-      return;
-    }
-    process.stderr.write(`pitwall: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err), secrets)}\n`);
-    process.exitCode = EXIT.failed;
+    const usageLike = err instanceof UsageError || err instanceof ConfigError;
+    const text = usageLike ? (err as Error).message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+    process.stderr.write(`pitwall: ${redact(text, secrets)}\n`);
+    process.exitCode = usageLike ? EXIT.usage : EXIT.failed;
+  } finally {
+    release();
   }
 }

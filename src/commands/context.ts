@@ -1,0 +1,57 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+import { CONFIG_VARIABLES, configSecrets, type Config, type ConfigFlags } from '../config.js';
+import { createLogger, type Logger } from '../log.js';
+
+/** Exit codes of every command; the README lists them. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, skipped: 3, interrupted: 130 } as const;
+
+/**
+ * What the CLI hands a command: its arguments, the environment, an AbortSignal that fires on the
+ * first SIGINT/SIGTERM, and where to write. Commands never touch `process` themselves.
+ */
+export interface CommandContext {
+  args: string[];
+  env: Readonly<Record<string, string | undefined>>;
+  signal: AbortSignal;
+  out: (text: string) => void;
+  /** Whether stderr is a terminal: pretty logs and live progress there, JSON lines otherwise. */
+  interactive: boolean;
+}
+
+export interface CommandModule {
+  run(ctx: CommandContext): Promise<number>;
+}
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const HELP = { help: { type: 'boolean', short: 'h' } } as const;
+
+/** A `--flag` for every configuration variable that has one (the API key has none: argv is visible in `ps`). */
+export const CONFIG_FLAG_OPTIONS = Object.fromEntries(
+  CONFIG_VARIABLES.filter((v) => v.flag).map((v) => [v.flag!.slice(2), { type: 'string' as const }]),
+);
+
+export function configFlags(values: Record<string, unknown>): ConfigFlags {
+  const flags: Record<string, string> = {};
+  for (const v of CONFIG_VARIABLES) {
+    const value = v.flag ? values[v.flag.slice(2)] : undefined;
+    if (typeof value === 'string') flags[v.key] = value;
+  }
+  return flags as ConfigFlags;
+}
+
+/** parseArgs, with its errors (unknown flag, missing value) reported as usage errors. */
+export function parse<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+export function makeLogger(config: Config, ctx: CommandContext): Logger {
+  return createLogger({ level: config.logLevel, pretty: ctx.interactive, secrets: configSecrets(config) });
+}

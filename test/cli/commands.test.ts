@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { runCli } from '../helpers/cli.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+describe('the pitwall command', () => {
+  let db: TestDatabase;
+  let sim: RunningSimulator;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 21 })]);
+    env = { DATABASE_URL: db.url, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0' };
+  });
+  afterAll(async () => {
+    await sim?.close();
+    await db?.drop();
+  });
+
+  it('prints help with every command and configuration variable', async () => {
+    const r = await runCli(['--help'], {});
+    expect(r.code).toBe(0);
+    for (const word of ['migrate', 'sync', 'status', 'simulate', 'MRP_API_KEY', 'PITWALL_MAX_RPS', 'Exit codes']) {
+      expect(r.stdout).toContain(word);
+    }
+  });
+
+  it('rejects a bad setting by name, exit 2, without echoing the key', async () => {
+    const r = await runCli(['sync'], { ...env, PITWALL_CONCURRENCY: 'lots' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('PITWALL_CONCURRENCY');
+    expect(r.stderr).not.toContain(sim.key);
+  });
+
+  it('migrates, then syncs with a JSON summary on stdout, exit 0', async () => {
+    expect((await runCli(['migrate'], env)).code).toBe(0);
+    const r = await runCli(['sync', '--json'], env);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout) as Record<string, unknown> & { tables: Record<string, Record<string, number>> };
+    expect(summary).toMatchObject({ job: 'full', status: 'succeeded' });
+    expect(typeof summary.runId).toBe('number');
+    expect(summary.requests).toBeGreaterThan(0);
+    expect(summary.tables.results?.inserted).toBeGreaterThan(0);
+    for (const counts of Object.values(summary.tables)) {
+      expect(Object.keys(counts).sort()).toEqual(['deleted', 'inserted', 'rejected', 'unchanged', 'updated']);
+    }
+    expect(r.stdout + r.stderr).not.toContain(sim.key);
+  });
+
+  it('prints a per-table summary for a person, and status shows the run', async () => {
+    const sync = await runCli(['sync'], env);
+    expect(sync.code).toBe(0);
+    expect(sync.stdout).toMatch(/results\s+0\s+0\s+\d+\s+0\s+0/);
+    const status = await runCli(['status', '--json'], env);
+    const report = JSON.parse(status.stdout) as { runs: Array<{ status: string }>; endpoints: Array<{ endpoint: string }> };
+    expect(report.runs.slice(0, 2).map((x) => x.status)).toEqual(['succeeded', 'succeeded']);
+    expect(report.endpoints.map((e) => e.endpoint)).toContain('point_standings');
+  });
+
+  it('exits 1 when the upstream refuses the key, and records why', async () => {
+    const r = await runCli(['sync', '--json'], { ...env, MRP_API_KEY: 'not-the-key' });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).status).toBe('failed');
+    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM pitwall.sync_state WHERE status = 'invalid'`);
+    expect(rows[0].n).toBeGreaterThan(0);
+  });
+});
