@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { CONFIG_VARIABLES } from '../src/config.js';
+import { startSimulator, type RunningSimulator } from '../src/simulator/server.js';
+import { createTestDatabase, type TestDatabase } from './helpers/db.js';
+import { syncOnce } from './helpers/sync.js';
+
+const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+function section(startMarker: string, endMarker?: string): string {
+  const start = README.indexOf(startMarker);
+  if (start === -1) throw new Error(`README has no ${startMarker}`);
+  const end = endMarker ? README.indexOf(endMarker, start) : README.indexOf('\n## ', start);
+  return README.slice(start, end === -1 ? undefined : end);
+}
+
+describe('the README', () => {
+  it('documents every configuration variable with its flag and default', () => {
+    const table = section('<!-- config-table:start', '<!-- config-table:end');
+    const rows = new Map(
+      table
+        .split('\n')
+        .filter((l) => l.startsWith('| `'))
+        .map((l) => l.split('|').map((c) => c.trim()))
+        .map((cells) => [cells[1]!.replaceAll('`', ''), cells]),
+    );
+    for (const v of CONFIG_VARIABLES) {
+      const row = rows.get(v.env);
+      expect(row, v.env).toBeDefined();
+      if (v.flag) expect(row![2], v.env).toBe(`\`${v.flag}\``);
+      if (v.default !== undefined) expect(row![3], v.env).toBe(`\`${v.default}\``);
+    }
+    expect(rows.size).toBe(CONFIG_VARIABLES.length);
+  });
+
+  it('shows the test command that CI runs', () => {
+    expect(README).toContain('npm test');
+    expect(readFileSync(new URL('../.ci/run', import.meta.url), 'utf8')).toContain('npm test');
+  });
+});
+
+describe('the README example queries', () => {
+  const queries = [...section('<!-- example-queries').matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  let db: TestDatabase;
+  let sim: RunningSimulator;
+  beforeAll(async () => {
+    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'small', seed: 2 })]);
+    expect((await syncOnce(db, sim)).status).toBe('succeeded');
+  });
+  afterAll(async () => {
+    await sim?.close();
+    await db?.drop();
+  });
+
+  it('are at least three', () => expect(queries.length).toBeGreaterThanOrEqual(3));
+
+  it.each(queries.map((q, i) => [i + 1, q] as const))('query %i runs and answers with rows', async (_n, sql) => {
+    const { rows } = await db.pool.query(sql);
+    expect(rows.length).toBeGreaterThan(0);
+  });
+});
