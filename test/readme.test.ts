@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { CONFIG_VARIABLES } from '../src/config.js';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server.js';
+
 import { createTestDatabase, type TestDatabase } from './helpers/db.js';
 import { syncOnce } from './helpers/sync.js';
 
