@@ -4,6 +4,8 @@
  * decision for request #n does not depend on how many other decisions were drawn before it.
  */
 
+import { finalise } from './world/rng.js';
+
 /** FNV-1a over the label's UTF-16 code units, started from the seed. */
 function fnv1a(seed: number, label: string): number {
   let hash = (0x811c9dc5 ^ seed) >>> 0;
@@ -14,19 +16,9 @@ function fnv1a(seed: number, label: string): number {
   return hash;
 }
 
-/** murmur3's finalizer: FNV alone leaves the low bits of similar labels correlated. */
-function mix(hash: number): number {
-  let h = hash;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
 export function unitFor(seed: number, label: string): number {
-  return mix(fnv1a(seed | 0, label)) / 2 ** 32;
+  // FNV alone leaves the low bits of similar labels correlated; the finaliser spreads them.
+  return finalise(fnv1a(seed | 0, label)) / 2 ** 32;
 }
 
 /** An integer in [0, count) from (seed, label). */

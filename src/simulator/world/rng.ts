@@ -18,7 +18,8 @@ function mix(h: number, k: number): number {
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-function finalise(h: number): number {
+/** murmur3's 32-bit finaliser: spreads every input bit over the whole output. */
+export function finalise(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
