@@ -16,10 +16,15 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import('./commands/sync.js'),
   },
   status: { summary: 'last runs, per-endpoint state, failing scopes, recent rejects (--json)', load: () => import('./commands/status.js') },
+  worker: { summary: 'run the live, season and full jobs on their cron schedules until stopped', load: () => import('./commands/worker.js') },
   simulate: {
     summary: 'serve the built-in API simulator until stopped (--port 4010 --seed 7 --scale small --today YYYY-MM-DD --key KEY)',
     load: () => import('./commands/simulate.js'),
   },
+  demo: { summary: 'simulator + embedded warehouse + sync in one go; prints standings and how to query (--scale --seed --dir)', load: () => import('./commands/demo.js') },
+  sql: { summary: 'run SQL and print a table (--csv, --json, --param v, --recipe <cookbook id>)', load: () => import('./commands/sql.js') },
+  'serve-sql': { summary: 'serve the embedded warehouse to psql and BI tools, read-only (--port 5433 --writable)', load: () => import('./commands/serve-sql.js') },
+  'grant-readonly': { summary: 'give a PostgreSQL role SELECT on schemas mrp and analytics, and nothing else', load: () => import('./commands/grant-readonly.js') },
 };
 
 function usage(): string {
@@ -87,7 +92,14 @@ export async function main(argv: string[]): Promise<void> {
   }
   const controller = new AbortController();
   const release = trapSignals(controller);
-  const ctx: CommandContext = { args, env: process.env, signal: controller.signal, out: write, interactive: Boolean(process.stderr.isTTY) };
+  const ctx: CommandContext = {
+    args,
+    env: process.env,
+    signal: controller.signal,
+    out: write,
+    err: (text) => void process.stderr.write(text),
+    interactive: Boolean(process.stderr.isTTY),
+  };
   try {
     const module = await command.load();
     process.exitCode = await module.run(ctx);

@@ -17,6 +17,8 @@ export interface CommandContext {
   out: (text: string) => void;
   /** Whether stderr is a terminal: pretty logs and live progress there, JSON lines otherwise. */
   interactive: boolean;
+  /** Writes to stderr as is, no newline added: the live progress line redraws itself with it. */
+  err?: (text: string) => void;
 }
 
 export interface CommandModule {

@@ -1,15 +1,50 @@
 import type pg from 'pg';
 
+import { tableMeta } from '../db/load/table-meta.js';
+import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
+import { JOB_NAMES } from '../sync/jobs.js';
+
 import { renderTable } from './format.js';
 
 export interface StatusReport {
+  /** Per job: its latest run (whatever the outcome) and when it last succeeded. */
+  jobs: Array<{ job: string; run_id: number | null; status: string | null; started_at: string | null; finished_at: string | null; last_success_at: string | null; error: string | null }>;
+  /** Per warehouse table: when a row's content last changed (newest `_synced_at`); null when empty. */
+  freshness: Array<{ table: string; newest_synced_at: string | null }>;
   runs: Array<{ run_id: number; job: string; trigger: string; status: string; started_at: string; finished_at: string | null; requests: number; rows_written: number; error: string | null }>;
   endpoints: Array<{ endpoint: string; scopes: number; ok: number; invalid: number; error: number; last_success_at: string | null }>;
   failing: Array<{ endpoint: string; params: string; status: string; last_error: string | null; last_attempt_at: string | null }>;
   rejects: Array<{ endpoint: string; params: string; reason: string; created_at: string }>;
 }
 
-/** Last runs, the state of every endpoint's scopes, failing scopes and recent rejects. */
+async function loadJobs(db: pg.Pool): Promise<StatusReport['jobs']> {
+  const { rows } = await db.query(
+    `SELECT j.job, r.run_id::int, r.status, r.started_at::text, r.finished_at::text, s.last_success_at::text, r.error
+       FROM unnest($1::text[]) WITH ORDINALITY AS j(job, n)
+       LEFT JOIN LATERAL (SELECT * FROM pitwall.sync_runs x WHERE x.job = j.job ORDER BY x.run_id DESC LIMIT 1) r ON true
+       LEFT JOIN LATERAL (SELECT max(finished_at) AS last_success_at FROM pitwall.sync_runs x
+                           WHERE x.job = j.job AND x.status = 'succeeded') s ON true
+      ORDER BY j.n`,
+    [JOB_NAMES],
+  );
+  return rows;
+}
+
+/**
+ * One scan per table of its `_synced_at` (no index: on a large warehouse this is the slow part of
+ * `status`, seconds rather than milliseconds, which an operator's occasional look can afford).
+ */
+async function loadFreshness(db: pg.Pool): Promise<StatusReport['freshness']> {
+  const tables = Object.keys(warehouseTables) as WarehouseTableName[];
+  const { rows } = await db.query<{ table: string; newest_synced_at: string | null }>(
+    tables
+      .map((t, i) => `SELECT ${i} AS n, '${t}' AS "table", max(_synced_at)::text AS newest_synced_at FROM ${tableMeta(warehouseTables[t]).qualifiedName}`)
+      .join(' UNION ALL ') + ' ORDER BY n',
+  );
+  return rows.map(({ table, newest_synced_at }) => ({ table, newest_synced_at }));
+}
+
+/** Each job's last run, table freshness, last runs, the state of every endpoint's scopes, failing scopes and recent rejects. */
 export async function loadStatus(db: pg.Pool, limit = 10): Promise<StatusReport> {
   const runs = await db.query(
     `SELECT run_id::int, job, trigger, status, started_at::text, finished_at::text, requests,
@@ -34,11 +69,27 @@ export async function loadStatus(db: pg.Pool, limit = 10): Promise<StatusReport>
     `SELECT endpoint, params, reason, created_at::text FROM pitwall.rejects ORDER BY reject_id DESC LIMIT $1`,
     [limit],
   );
-  return { runs: runs.rows, endpoints: endpoints.rows, failing: failing.rows, rejects: rejects.rows };
+  return {
+    jobs: await loadJobs(db),
+    freshness: await loadFreshness(db),
+    runs: runs.rows,
+    endpoints: endpoints.rows,
+    failing: failing.rows,
+    rejects: rejects.rows,
+  };
 }
 
 export function statusText(r: StatusReport): string {
   const parts = [
+    'Jobs',
+    renderTable(
+      ['job', 'last run', 'status', 'started', 'finished', 'last success', 'error'],
+      r.jobs.map((j) => [j.job, j.run_id, j.status ?? 'never run', j.started_at, j.finished_at, j.last_success_at, (j.error ?? '').slice(0, 60)]),
+    ),
+    '',
+    'Freshness (when each table last changed)',
+    renderTable(['table', 'newest change'], r.freshness.map((f) => [f.table, f.newest_synced_at ?? '(empty)'])),
+    '',
     'Recent runs',
     r.runs.length
       ? renderTable(

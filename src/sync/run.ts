@@ -1,8 +1,11 @@
+import pLimit from 'p-limit';
 import type pg from 'pg';
 
+import { DEFAULT_BACKOFF } from '../api/backoff.js';
 import { createApiClient } from '../api/client.js';
 import { ApiError, PayloadError, UpstreamDownError } from '../api/errors.js';
 import { canonicalQuery } from '../api/query.js';
+import { abortableSleep } from '../api/rate-limit.js';
 import type { Config } from '../config.js';
 import { DatabaseError } from '../db/errors.js';
 import type { Logger } from '../log.js';
@@ -10,9 +13,10 @@ import type { Logger } from '../log.js';
 import { RunCounters, type TableCounts } from './counters.js';
 import type { Endpoint, Params } from './endpoints.js';
 import type { Seed } from './extract/types.js';
-import { fullPlan, type JobName } from './jobs.js';
+import { jobPhases, type JobName, type JobPhase } from './jobs.js';
+import type { SyncObserver } from './observer.js';
 import { EnvelopeError, processResponse, type ProcessContext } from './process-response.js';
-import { tryJobLock } from './sql/job-lock.js';
+import { tryJobLock, type JobLock } from './sql/job-lock.js';
 import { insertBodyReject } from './sql/rejects.js';
 import { finishRun, insertRun, markAbandoned, type RunStatus } from './sql/sync-runs.js';
 import { loadResponseHashes, recordScopeFailure } from './sql/sync-state.js';
@@ -38,20 +42,39 @@ export interface SyncDeps {
   logger: Logger;
   /** Injected by tests that need to watch or break the transport; the real fetch otherwise. */
   fetch?: typeof fetch;
+  /** The clock jobs read "today" and "the current year" from; the wall clock otherwise. */
+  now?: () => Date;
+  /** Metrics hooks (the worker's); the run works the same without them. */
+  observer?: SyncObserver;
 }
 
 export interface SyncOptions {
   job?: JobName;
   trigger?: 'manual' | 'cron';
-  /** Aborting stops new requests, cancels in-flight ones, and ends the run `interrupted`. */
+  /**
+   * Drain: aborting stops the run starting requests (retries and rate-limit waits included) and
+   * visits, lets the ones in flight finish and commit, and ends the run `interrupted`.
+   */
+  drain?: AbortSignal;
+  /** Abort: like drain, and also cancels in-flight requests at once. */
   signal?: AbortSignal;
   /** Replaces the job's own plan (tests, and jobs that compute their plan first). */
   plan?: WalkPlan;
   onProgress?: (p: { discovered: number; done: number; counters: RunCounters }) => void;
 }
 
-/** Postgres data exceptions (22xxx) and integrity violations (23xxx): bad data in one scope, not a dead database. */
-const isScopeDataError = (err: unknown): boolean => err instanceof DatabaseError && /^2[23]/.test(err.sqlstate ?? '');
+/**
+ * Visits (request, then load) the walk runs at once per upstream request slot. With 2, a slot's
+ * next request is out while the previous response loads; the visits waiting on the database
+ * hold no request slot, and at most this many responses per slot are held in memory.
+ */
+const VISITS_PER_REQUEST_SLOT = 2;
+
+/**
+ * Postgres data exceptions (22xxx), integrity violations (23xxx) and program limits exceeded
+ * (54xxx, e.g. a value too large for an index): bad data in one scope, not a dead database.
+ */
+const isScopeDataError = (err: unknown): boolean => err instanceof DatabaseError && /^(22|23|54)/.test(err.sqlstate ?? '');
 
 /**
  * A body that could not be used, retried already: not JSON even after the `,,` repair (the
@@ -80,13 +103,18 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
   if (!lock) {
     const runId = await insertRun(deps.pool, job, trigger, 'skipped');
     deps.logger.info({ runId, job }, 'another process is running this job; skipped');
-    return emptySummary(runId, job, 'skipped', started);
+    const summary = emptySummary(runId, job, 'skipped', started);
+    deps.observer?.runFinished?.(summary);
+    return summary;
   }
   try {
     await markAbandoned(deps.pool, job);
     const runId = await insertRun(deps.pool, job, trigger, 'running');
     const logger = deps.logger.child({ runId, job });
-    return await execute(deps, options, job, runId, logger, started);
+    deps.observer?.runStarted?.({ runId, job });
+    const summary = await execute(deps, options, job, runId, logger, started, lock);
+    deps.observer?.runFinished?.(summary);
+    return summary;
   } finally {
     await lock.release();
   }
@@ -99,11 +127,19 @@ async function execute(
   runId: number,
   logger: Logger,
   started: number,
+  lock: JobLock,
 ): Promise<RunSummary> {
   const counters = new RunCounters();
   // Internal abort: a fatal error in one branch stops the others from starting new requests.
   const stop = new AbortController();
+  // So does losing the job lock (its connection dropped and another process took it).
+  lock.lost.addEventListener('abort', () => stop.abort(lock.lost.reason), { once: true });
+  // Three signals: `signal` cancels in-flight requests (the caller's abort, or a fatal error);
+  // `stopping` is the caller asking the run to end (drain or abort); `halt` stops anything new
+  // from starting (either of them). A drain alone never cancels what is in flight.
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const stopping = AbortSignal.any([options.drain, options.signal].filter((s): s is AbortSignal => s !== undefined));
+  const halt = AbortSignal.any([stopping, stop.signal]);
   const api = createApiClient({
     baseUrl: deps.config.apiBaseUrl,
     apiKey: deps.config.apiKey,
@@ -111,11 +147,22 @@ async function execute(
     maxAttempts: deps.config.maxAttempts,
     maxRetryWaitMs: deps.config.maxRetryWaitMs,
     maxRps: deps.config.maxRps,
+    backoff: { baseMs: deps.config.retryBaseMs, capMs: DEFAULT_BACKOFF.capMs },
+    consecutiveFailureLimit: deps.config.maxConsecutiveFailures,
     logger,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    // The client sleeps before a retry and for the rate limit; a drain ends those waits, so no
+    // new attempt starts after it.
+    sleep: (ms, s) => abortableSleep(ms, s ? AbortSignal.any([s, halt]) : halt),
     observer: {
-      onRequest: () => void (counters.requests += 1),
-      onRetry: () => void (counters.retries += 1),
+      onRequest: (e) => {
+        counters.requests += 1;
+        deps.observer?.api?.onRequest?.(e);
+      },
+      onRetry: (e) => {
+        counters.retries += 1;
+        deps.observer?.api?.onRetry?.(e);
+      },
     },
   });
   const ctx: ProcessContext = {
@@ -126,6 +173,10 @@ async function execute(
     logger,
     signal,
   };
+  // PITWALL_CONCURRENCY bounds the requests in flight upstream, and only them: a visit loads its
+  // response into the database after its request has left this limiter, so the next requests are
+  // already out while it does, and the run is bound by the upstream rather than by itself.
+  const upstream = pLimit(deps.config.concurrency);
   let discovered = 0;
   let done = 0;
   const progress = () => options.onProgress?.({ discovered, done, counters });
@@ -134,7 +185,11 @@ async function execute(
     const query = canonicalQuery(params);
     const scopeLog = logger.child({ endpoint: ep.name });
     try {
-      const res = await api.get(ep.path, params, { signal });
+      const res = await upstream(() => {
+        // A visit that waited here through a drain starts no request, as the walk starts no visit.
+        halt.throwIfAborted();
+        return api.get(ep.path, params, { signal });
+      });
       if (res.kind === 'invalid') {
         counters.scopes.invalid += 1;
         await recordScopeFailure(deps.pool, { endpoint: ep.name, params: query, status: 'invalid', error: res.reason, runId });
@@ -144,7 +199,9 @@ async function execute(
       if (res.repaired) counters.repairedBodies += 1;
       return await processResponse(ctx, ep, params, query, res.body);
     } catch (err) {
-      if (signal.aborted || err instanceof UpstreamDownError || (err instanceof DatabaseError && !isScopeDataError(err))) {
+      // Stopped (drained, aborted, or another branch failed): not this scope's fault; record nothing.
+      if (halt.aborted) throw err;
+      if (err instanceof UpstreamDownError || (err instanceof DatabaseError && !isScopeDataError(err))) {
         stop.abort(err);
         throw err;
       }
@@ -168,24 +225,50 @@ async function execute(
     }
   };
 
+  const phases: JobPhase[] = options.plan ? [{ name: 'plan', plan: async () => options.plan ?? null }] : jobPhases(job);
+  const planContext = {
+    pool: deps.pool,
+    now: (deps.now ?? (() => new Date()))(),
+    settleDays: deps.config.settleDays,
+    timezone: deps.config.timezone,
+    logger,
+  };
   let status: RunStatus = 'succeeded';
   let error: string | undefined;
   try {
-    await walk(options.plan ?? fullPlan(), {
-      concurrency: deps.config.concurrency,
-      signal,
-      visit,
-      onDiscovered: () => {
-        discovered += 1;
-        progress();
-      },
-    });
-    if (counters.scopes.failed > 0 || counters.scopes.invalid > 0) {
+    let cutShort = 0;
+    for (const phase of phases) {
+      if (halt.aborted) {
+        cutShort += 1;
+        break;
+      }
+      const plan = await phase.plan(planContext);
+      if (!plan) continue;
+      logger.debug({ phase: phase.name, roots: plan.roots.length }, 'walking');
+      const result = await walk(plan, {
+        concurrency: deps.config.concurrency * VISITS_PER_REQUEST_SLOT,
+        signal: halt,
+        visit,
+        onDiscovered: () => {
+          discovered += 1;
+          progress();
+        },
+      });
+      cutShort += result.cutShort;
+    }
+    // Success needs the lock to have been held throughout: wait out a retake after a dropped
+    // lock connection, and fail if it was lost (a loss while no visit was in flight throws only here).
+    await lock.confirm();
+    if (cutShort > 0 && stopping.aborted) {
+      status = 'interrupted';
+      error = 'stopped before the walk was complete';
+      logger.warn({ cutShort }, 'run interrupted');
+    } else if (counters.scopes.failed > 0 || counters.scopes.invalid > 0) {
       status = 'failed';
       error = `${counters.scopes.failed} scope(s) failed and ${counters.scopes.invalid} answered RequestValid 0; see pitwall.sync_state`;
     }
   } catch (err) {
-    status = options.signal?.aborted ? 'interrupted' : 'failed';
+    status = stopping.aborted ? 'interrupted' : 'failed';
     error = err instanceof Error ? err.message : String(err);
     logger.error({ err: error }, status === 'interrupted' ? 'run interrupted' : 'run failed');
   }

@@ -14,11 +14,17 @@ export interface WalkPlan {
 
 export interface WalkOptions {
   concurrency: number;
+  /** Stops the walk starting visits (a drain); visits already running are left to finish. */
   signal: AbortSignal;
   /** Fetches and loads one request; returns the seeds its children fan out from. */
   visit: (endpoint: Endpoint, params: Params) => Promise<Seed[]>;
   /** Called when a request is discovered, so progress can show a growing known total. */
   onDiscovered?: (endpoint: Endpoint, params: Params) => void;
+}
+
+export interface WalkResult {
+  /** Visits the signal kept from starting, plus finished visits whose children it kept from starting. */
+  cutShort: number;
 }
 
 /**
@@ -29,8 +35,10 @@ export interface WalkOptions {
  * await its children inside its limiter slot, a deep tree would fill every slot with parents
  * waiting on children that can never start.
  */
-export async function walk(plan: WalkPlan, options: WalkOptions): Promise<void> {
+export async function walk(plan: WalkPlan, options: WalkOptions): Promise<WalkResult> {
   const limit = pLimit(options.concurrency);
+  // Counted so a run that was stopped can tell "stopped before the end" from "stopped after it".
+  let cutShort = 0;
   const started = new Set<string>();
   const pending: Promise<void>[] = [];
   // The first failure of any branch. Recorded as it happens (a branch's promise may settle long
@@ -42,9 +50,16 @@ export async function walk(plan: WalkPlan, options: WalkOptions): Promise<void> 
     if (started.has(key)) return;
     started.add(key);
     options.onDiscovered?.(endpoint, params);
-    const branch = limit(async () => (options.signal.aborted ? [] : options.visit(endpoint, params))).then(
+    const branch = limit(async () => {
+      if (!options.signal.aborted) return options.visit(endpoint, params);
+      cutShort += 1;
+      return [];
+    }).then(
       (seeds) => {
-        if (options.signal.aborted) return;
+        if (options.signal.aborted) {
+          if (seeds.length > 0 && childrenOf(endpoint.name).length > 0) cutShort += 1;
+          return;
+        }
         for (const child of childrenOf(endpoint.name)) {
           for (const seed of seeds) {
             if (plan.follow && !plan.follow(child, seed)) continue;
@@ -63,4 +78,5 @@ export async function walk(plan: WalkPlan, options: WalkOptions): Promise<void> 
   // `pending` grows while we wait; settle everything, so nothing writes after the walk returns.
   for (let i = 0; i < pending.length; i++) await pending[i];
   if (failure) throw failure.error;
+  return { cutShort };
 }

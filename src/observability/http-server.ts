@@ -1,0 +1,75 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { Registry } from 'prom-client';
+
+import type { Logger } from '../log.js';
+
+/** What `/healthz` answers: `ok` decides 200 or 503; the rest says why. */
+export interface HealthReport {
+  ok: boolean;
+  /** Why the worker is unhealthy; absent when it is healthy. */
+  reason?: string;
+  [detail: string]: unknown;
+}
+
+export interface ObservabilityServerOptions {
+  port: number;
+  /** Listen address; all interfaces when omitted (a container's health check and a scraper both need to reach it). */
+  host?: string;
+  health: () => Promise<HealthReport>;
+  registry: Registry;
+  logger: Logger;
+}
+
+export interface ObservabilityServer {
+  /** e.g. `http://127.0.0.1:9464`. */
+  url: string;
+  /** Stops listening and ends open connections. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+  res.end(body);
+}
+
+/** The worker's `/healthz` and `/metrics` endpoint (PITWALL_HTTP_PORT). */
+export async function startObservabilityServer(options: ObservabilityServerOptions): Promise<ObservabilityServer> {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://pitwall.invalid').pathname;
+    const answer = async () => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'GET only\n');
+      if (path === '/healthz') {
+        const report = await options.health();
+        return send(res, report.ok ? 200 : 503, 'application/json', `${JSON.stringify(report)}\n`);
+      }
+      if (path === '/metrics') return send(res, 200, options.registry.contentType, await options.registry.metrics());
+      return send(res, 404, 'text/plain', 'not found; try /healthz or /metrics\n');
+    };
+    answer().catch((err: unknown) => {
+      options.logger.warn({ path, err: err instanceof Error ? err.message : String(err) }, 'observability request failed');
+      if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n');
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    close: () =>
+      (closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // A scraper's keep-alive connection would otherwise hold close() open.
+        server.closeAllConnections();
+      })),
+  };
+}

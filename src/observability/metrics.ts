@@ -1,0 +1,107 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+import { ENDPOINTS } from '../sync/endpoints.js';
+import { JOB_NAMES, type JobName } from '../sync/jobs.js';
+import type { SyncObserver } from '../sync/observer.js';
+
+/** Row counts a run reports per table, as Prometheus `kind` labels; `unchanged` rows are not written. */
+const WRITE_KINDS = ['inserted', 'updated', 'deleted', 'rejected'] as const;
+
+export interface WorkerMetrics {
+  /** This worker's own registry (never prom-client's global one, so two workers in one process do not collide). */
+  readonly registry: Registry;
+  /** Hooks for runSync's `observer`. */
+  readonly observer: SyncObserver;
+  /** Seeds the last-success gauge from the database at start-up, so a restart does not blank it. */
+  setLastSuccess(job: JobName, at: Date): void;
+}
+
+/** Upstream paths as the endpoint names the rest of pitwall uses. */
+const ENDPOINT_BY_PATH = new Map(ENDPOINTS.map((e) => [e.path, e.name]));
+const endpointOf = (path: string): string => ENDPOINT_BY_PATH.get(path) ?? path;
+
+export function createMetrics(): WorkerMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry, prefix: 'pitwall_' });
+
+  const requests = new Counter({
+    name: 'pitwall_upstream_requests_total',
+    help: 'Upstream HTTP attempts, by endpoint and HTTP status ("none" when no response arrived).',
+    labelNames: ['endpoint', 'status'] as const,
+    registers,
+  });
+  const retries = new Counter({
+    name: 'pitwall_upstream_retries_total',
+    help: 'Upstream attempts that failed and were retried, by endpoint and reason.',
+    labelNames: ['endpoint', 'reason'] as const,
+    registers,
+  });
+  const latency = new Histogram({
+    name: 'pitwall_upstream_request_duration_seconds',
+    help: 'Duration of one upstream attempt, headers and body.',
+    labelNames: ['endpoint'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const rows = new Counter({
+    name: 'pitwall_rows_written_total',
+    help: 'Warehouse rows written, by table and kind; counted when the run finishes.',
+    labelNames: ['table', 'kind'] as const,
+    registers,
+  });
+  const runs = new Counter({
+    name: 'pitwall_runs_total',
+    help: 'Finished runs, by job and status.',
+    labelNames: ['job', 'status'] as const,
+    registers,
+  });
+  const runDuration = new Histogram({
+    name: 'pitwall_run_duration_seconds',
+    help: 'Duration of finished runs, by job and status.',
+    labelNames: ['job', 'status'] as const,
+    buckets: [1, 5, 15, 60, 300, 900, 3600, 10800, 43200],
+    registers,
+  });
+  const lastSuccess = new Gauge({
+    name: 'pitwall_last_success_timestamp_seconds',
+    help: 'When each job last finished a run that succeeded (Unix seconds).',
+    labelNames: ['job'] as const,
+    registers,
+  });
+  const running = new Gauge({
+    name: 'pitwall_job_running',
+    help: '1 while a run of the job is in progress in this worker.',
+    labelNames: ['job'] as const,
+    registers,
+  });
+  for (const job of JOB_NAMES) running.set({ job }, 0);
+
+  const observer: SyncObserver = {
+    api: {
+      onRequest: (e) => {
+        const endpoint = endpointOf(e.path);
+        requests.inc({ endpoint, status: e.status === null ? 'none' : String(e.status) });
+        latency.observe({ endpoint }, e.durationMs / 1000);
+      },
+      onRetry: (e) => retries.inc({ endpoint: endpointOf(e.path), reason: e.reason }),
+    },
+    runStarted: ({ job }) => running.set({ job }, 1),
+    runFinished: (s) => {
+      runs.inc({ job: s.job, status: s.status });
+      if (s.status === 'skipped') return;
+      running.set({ job: s.job }, 0);
+      runDuration.observe({ job: s.job, status: s.status }, s.durationMs / 1000);
+      if (s.status === 'succeeded') lastSuccess.set({ job: s.job }, Date.now() / 1000);
+      for (const [table, counts] of Object.entries(s.tables)) {
+        for (const kind of WRITE_KINDS) if (counts?.[kind]) rows.inc({ table, kind }, counts[kind]);
+      }
+    },
+  };
+
+  return {
+    registry,
+    observer,
+    setLastSuccess: (job, at) => lastSuccess.set({ job }, at.getTime() / 1000),
+  };
+}

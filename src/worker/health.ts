@@ -1,0 +1,44 @@
+import type pg from 'pg';
+
+import type { HealthReport } from '../observability/http-server.js';
+
+import type { Scheduler } from './scheduler.js';
+
+/** A database that takes longer than this to answer `SELECT 1` counts as unreachable. */
+export const DATABASE_CHECK_TIMEOUT_MS = 2_000;
+
+async function databaseReachable(pool: pg.Pool, timeoutMs: number): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer to SELECT 1 within ${timeoutMs} ms`), timeoutMs);
+  });
+  const query = pool.query('SELECT 1').then(
+    () => null,
+    (err: unknown) => (err instanceof Error ? err.message : String(err)),
+  );
+  try {
+    return await Promise.race([query, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Healthy while the scheduler runs every job and the database answers. */
+export async function checkHealth(opts: {
+  pool: pg.Pool;
+  scheduler: Scheduler | undefined;
+  stopping: boolean;
+  timeoutMs?: number;
+}): Promise<HealthReport> {
+  const scheduler = opts.stopping ? 'stopping' : opts.scheduler?.alive() ? 'running' : 'stopped';
+  const dbError = await databaseReachable(opts.pool, opts.timeoutMs ?? DATABASE_CHECK_TIMEOUT_MS);
+  const report: HealthReport = {
+    ok: scheduler === 'running' && dbError === null,
+    scheduler,
+    database: dbError === null ? 'ok' : 'unreachable',
+    nextRuns: opts.scheduler?.nextRuns() ?? {},
+  };
+  if (scheduler !== 'running') report.reason = `scheduler is ${scheduler}`;
+  else if (dbError !== null) report.reason = `database unreachable: ${dbError}`;
+  return report;
+}

@@ -1,0 +1,28 @@
+import { loadConfig } from '../../src/config.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
+import type { TestDatabase } from '../helpers/db.js';
+
+/** The configuration a worker gets in these tests, through loadConfig like a user's. */
+export function workerConfig(db: Pick<TestDatabase, 'url'>, sim: RunningSimulator, env: Record<string, string> = {}) {
+  return loadConfig(
+    {
+      MRP_API_BASE_URL: sim.url,
+      MRP_API_KEY: sim.key,
+      DATABASE_URL: db.url,
+      PITWALL_MAX_RPS: '0',
+      PITWALL_CONCURRENCY: '4',
+      PITWALL_REQUEST_TIMEOUT_MS: '5000',
+      ...env,
+    },
+    {},
+    { require: ['apiKey', 'databaseUrl'] },
+  );
+}
+
+/** The simulator's today at noon UTC: the clock a worker reads "today" and "this year" from. */
+export const simulatorClock = (sim: RunningSimulator) => (): Date => new Date(`${sim.world.today()}T12:00:00Z`);
+
+/** Requests the simulator received, by path and query, leaving out the admin routes. */
+export function requestedPaths(sim: RunningSimulator): string[] {
+  return Object.entries(sim.requests().byPath).flatMap(([path, n]) => Array.from({ length: n }, () => path)).sort();
+}
