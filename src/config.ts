@@ -68,6 +68,8 @@ const schema = z.object({
   requestTimeoutMs: int(1, MAX_TIMER_MS),
   maxAttempts: int(1, 100),
   maxRetryWaitMs: int(0, MAX_TIMER_MS),
+  retryBaseMs: int(1, 30_000),
+  maxConsecutiveFailures: int(1, 1_000_000),
   logLevel: z.string().trim().toLowerCase().pipe(z.enum(LOG_LEVELS)),
   settleDays: int(0),
   shutdownTimeoutMs: int(0, MAX_TIMER_MS),
@@ -121,7 +123,7 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     flag: '--database-url',
     default: undefined,
     url: true,
-    description: 'PostgreSQL connection URL. Required by commands that use the database.',
+    description: 'PostgreSQL connection URL; unset = the embedded warehouse (PGlite) in PITWALL_DATA_DIR.',
     expected: 'a postgres:// or postgresql:// URL',
   },
   concurrency: {
@@ -158,6 +160,20 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     default: '60000',
     description: 'Total time one request may spend waiting between retries, in ms; 0 = no retries.',
     expected: `an integer from 0 to ${MAX_TIMER_MS}`,
+  },
+  retryBaseMs: {
+    env: 'PITWALL_RETRY_BASE_MS',
+    flag: '--retry-base-ms',
+    default: '500',
+    description: 'Ceiling of the first retry\'s backoff, in ms; it doubles per attempt up to 30 s, with full jitter.',
+    expected: 'an integer from 1 to 30000',
+  },
+  maxConsecutiveFailures: {
+    env: 'PITWALL_MAX_CONSECUTIVE_FAILURES',
+    flag: '--max-consecutive-failures',
+    default: '20',
+    description: 'Upstream requests failing in a row (each after its retries) before a run stops as failed instead of hammering a down upstream.',
+    expected: 'an integer from 1 to 1000000',
   },
   logLevel: {
     env: 'PITWALL_LOG_LEVEL',
@@ -219,7 +235,7 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     env: 'PITWALL_DATA_DIR',
     flag: '--data-dir',
     default: './.pitwall',
-    description: 'Directory for pitwall\'s local files.',
+    description: 'Directory for pitwall\'s local files: the embedded warehouse when DATABASE_URL is unset.',
     expected: 'a non-empty path',
   },
 };

@@ -15,6 +15,26 @@ export function stripJsonp(text: string): string {
   return match?.[1] ?? text;
 }
 
+/**
+ * Deepest nesting of arrays and objects pitwall accepts in a body. Real bodies nest about nine
+ * levels (envelope, classes, races, results, driver); JSON.parse takes far deeper text, but
+ * JSON.stringify (the response hash, `raw`) overflows the stack near 5,000 levels, so a body
+ * that deep would fail its scope with a RangeError on every run.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/** Whether `value` nests arrays and objects deeper than `max` levels. Iterative: never overflows. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<{ v: unknown; depth: number }> = [{ v: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') stack.push({ v: child, depth: depth + 1 });
+  }
+  return false;
+}
+
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 
 /**

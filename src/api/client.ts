@@ -2,7 +2,7 @@ import type { Logger } from '../log.js';
 import { redact, redactError } from '../secrets.js';
 
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-import { parseBody, type ParsedBody } from './body.js';
+import { MAX_BODY_DEPTH, nestsDeeperThan, parseBody, type ParsedBody } from './body.js';
 import { ApiError, PayloadError, UpstreamDownError, type ApiErrorKind } from './errors.js';
 import { buildUrl, canonicalQuery, type QueryParams } from './query.js';
 import { abortableSleep, createRateLimiter } from './rate-limit.js';
@@ -182,6 +182,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return { failure: { kind: 'body', retryable: true, message, cause } };
     }
     const { value, repaired } = parsed;
+    if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+      // The upstream would serve the same body again: a reject, not a retry.
+      const message = `GET ${shownUrl} returned JSON nested deeper than ${MAX_BODY_DEPTH} levels`;
+      return { rejected: new PayloadError(message, { snippet: redact(text, secrets), url: shownUrl }) };
+    }
     const checked = envelope.safeParse(value);
     if (!checked.success) {
       const message = `GET ${shownUrl} returned JSON that is not a v2 envelope`;

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 
 import { classifyDbError, coerceDbError, DatabaseError, sqlstateOf } from './errors.js';
 
@@ -123,4 +123,19 @@ export async function withTransaction<T>(
       await sleep(transactionRetryDelayMs(n), opts.signal);
     }
   }
+}
+
+/**
+ * One statement. Given a pool, it runs with withTransaction's retries and classification, so a
+ * connection dropped under a small bookkeeping write (a run's row, a scope's state, a body
+ * reject) is retried on a fresh connection instead of ending the run with a raw driver error.
+ * Given a client, the caller's transaction owns retries and rollback, and it simply runs.
+ */
+export function queryWithRetry<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  db: pg.Pool | pg.ClientBase,
+  text: string,
+  values: unknown[] = [],
+): Promise<pg.QueryResult<R>> {
+  if (!(db instanceof pg.Pool)) return db.query<R>(text, values);
+  return withTransaction(db, (client) => client.query<R>(text, values));
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { id, optText } from './primitives.js';
+import { id, optIndexedText, optText } from './primitives.js';
 
 /**
  * The Driver object, as every endpoint nests it: a one-element array under `Driver`.
@@ -11,7 +11,8 @@ import { id, optText } from './primitives.js';
 export const driver = z.looseObject({
   DriverId: id.optional(),
   DriverFName: optText,
-  DriverLName: optText,
+  // drivers.last_name carries a btree index (drivers_last_name_idx).
+  DriverLName: optIndexedText,
   DriverSuffix: optText,
   DriverCity: optText,
   DriverState: optText,

@@ -7,22 +7,32 @@ import { z } from 'zod';
  */
 
 const NUMERIC_INT = /^-?\d+$/;
-const NUMERIC_DECIMAL = /^-?\d+(\.\d+)?$/;
+// PostgreSQL's numeric holds up to 131072 digits before the point and 16383 after it.
+const NUMERIC_DECIMAL = /^-?\d{1,131072}(\.\d{1,16383})?$/;
 
-/** A key: a non-negative integer, given as a number or a numeric string. Never optional. */
+/**
+ * The warehouse's `integer` columns are 32-bit. JSON numbers have no such limit, and a value
+ * past it would make PostgreSQL refuse the whole response's transaction (22003) on every run;
+ * refused here, it rejects only its own item.
+ */
+const INT4_MIN = -(2 ** 31);
+const INT4_MAX = 2 ** 31 - 1;
+const int4 = () => z.number().int().min(INT4_MIN).max(INT4_MAX);
+
+/** A key: a non-negative 32-bit integer, given as a number or a numeric string. Never optional. */
 export const id = z.union([
-  z.number().int().nonnegative(),
+  int4().nonnegative(),
   z
     .string()
     .trim()
     .regex(/^\d+$/, 'expected a numeric id')
     .transform((s) => Number(s))
-    .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER)),
+    .pipe(int4()),
 ]);
 
-/** An optional integer: number, numeric string, or ""/null/missing for none. */
+/** An optional 32-bit integer: number, numeric string, or ""/null/missing for none. */
 export const optInt = z
-  .union([z.number().int(), z.string().trim().regex(NUMERIC_INT).transform(Number), z.literal(''), z.null()])
+  .union([int4(), z.string().trim().regex(NUMERIC_INT).transform(Number).pipe(int4()), z.literal(''), z.null()])
   .optional()
   .transform((v) => (v === '' || v === null || v === undefined ? null : v));
 
@@ -60,6 +70,16 @@ export const flag = z
 /** Optional text: "" and null become null; numbers are accepted and kept as their text. */
 export const optText = z
   .union([z.string(), z.number().transform(String), z.null()])
+  .optional()
+  .transform((v) => (v === '' || v === null || v === undefined ? null : v));
+
+/**
+ * Optional text that ends up in an indexed column, bounded. A btree entry holds at most about
+ * 2,700 bytes, and PostgreSQL refuses a longer value (54000) for the whole transaction, on every
+ * run; 500 UTF-16 units are at most 1,500 bytes of UTF-8, far above any real name.
+ */
+export const optIndexedText = z
+  .union([z.string().max(500), z.number().transform(String), z.null()])
   .optional()
   .transform((v) => (v === '' || v === null || v === undefined ? null : v));
 

@@ -1,8 +1,9 @@
-import type { z } from 'zod';
+import { ZodArray, ZodOptional, ZodUnknown, type z } from 'zod';
 
 import type { Driver } from '../../api/schemas/driver.js';
 import type { WarehouseTableName } from '../../db/schema/mrp.js';
 
+import { unstorableTextAt } from './storable.js';
 import type { Extracted, Row, Scope, Seed } from './types.js';
 
 const MAX_REASON_ISSUES = 5;
@@ -19,6 +20,26 @@ function unknownKeys(schema: z.ZodObject, value: unknown): number {
   let n = 0;
   for (const k of Object.keys(value)) if (!(k in schema.shape)) n += 1;
   return n;
+}
+
+const nestedLists = new WeakMap<z.ZodObject, string[]>();
+
+/**
+ * The fields of a level that hold the next level down, declared `z.array(z.unknown())`: their
+ * items are parsed (and checked) on their own, so a bad grandchild rejects itself, not its parent.
+ */
+function nestedListsOf(schema: z.ZodObject): string[] {
+  let keys = nestedLists.get(schema);
+  if (!keys) {
+    keys = Object.entries(schema.shape as Record<string, z.ZodType>)
+      .filter(([, field]) => {
+        const inner = field instanceof ZodOptional ? field.unwrap() : field;
+        return inner instanceof ZodArray && inner.element instanceof ZodUnknown;
+      })
+      .map(([k]) => k);
+    nestedLists.set(schema, keys);
+  }
+  return keys;
 }
 
 /** `obj` without the nested list that becomes rows of its own (so `raw` does not hold it twice). */
@@ -42,17 +63,31 @@ export class Collector {
   private readonly out: Extracted = { rows: {}, scopes: [], rejects: [], seeds: [], itemCount: 0, unknownFields: 0 };
   private readonly seen = new Set<string>();
 
-  /** Parses one item; returns null (and records a reject) when it does not fit its schema. */
+  /**
+   * Parses one item; returns null (and records a reject) when it does not fit its schema, or when
+   * it holds text PostgreSQL cannot store (see storable.ts), which would otherwise fail the whole
+   * response's transaction. `checkStorable: false` is for values that are not kept in `raw` (the
+   * points header), whose typed fields the schema has checked already.
+   */
   parse<S extends z.ZodObject>(
     schema: S,
     value: unknown,
     where: string,
-    options: { countUnknown?: boolean } = {},
+    options: { countUnknown?: boolean; checkStorable?: boolean } = {},
   ): z.output<S> | null {
     const result = schema.safeParse(value);
     if (!result.success) {
       this.reject(`${where}: ${describeIssues(result.error)}`, value);
       return null;
+    }
+    if (options.checkStorable !== false) {
+      const nested = nestedListsOf(schema);
+      const kept = nested.reduce((v, key) => without(v, key), value);
+      const at = unstorableTextAt(kept);
+      if (at !== null) {
+        this.reject(`${where}: ${at}: holds U+0000 or an unpaired surrogate, which PostgreSQL cannot store`, value);
+        return null;
+      }
     }
     if (options.countUnknown !== false) this.out.unknownFields += unknownKeys(schema, value);
     return result.data;

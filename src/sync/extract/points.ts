@@ -1,7 +1,7 @@
 import { pointClass, pointSchedule } from '../../api/schemas/assumed.js';
 import { pointsHeader, pointsRow } from '../../api/schemas/known.js';
 
-import { Collector } from './collector.js';
+import { Collector, without } from './collector.js';
 import type { Extracted } from './types.js';
 
 /** GET /v2/points/schedules/?ScheduleYear=y → schedules that carry points (assumed shape). */
@@ -58,7 +58,11 @@ export function extractStandings(items: unknown[], params: Record<string, string
   const classId = Number(params.ClassId);
   c.items(items.length);
   // The envelope's own fields are not "unknown" item fields, so they are not counted here.
-  const header = c.parse(pointsHeader.partial(), body, `points ${scheduleId}/${classId} header`, { countUnknown: false });
+  // Nor are they kept in raw; a bad header is rejected without the rows it sits beside.
+  const header = c.parse(pointsHeader.partial(), without(body, 'Points'), `points ${scheduleId}/${classId} header`, {
+    countUnknown: false,
+    checkStorable: false,
+  });
   const pointsAsOf = header?.PointsAsOf ?? null;
   for (const item of items) {
     const p = c.parse(pointsRow, item, `points ${scheduleId}/${classId} row`);

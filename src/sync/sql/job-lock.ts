@@ -1,44 +1,164 @@
 import type pg from 'pg';
 
+import { coerceDbError, DatabaseError } from '../../db/errors.js';
+import { isSessionShared } from '../../embedded/shared-session.js';
+
 /** First half of every pitwall advisory-lock key, so pitwall's locks never collide with others'. */
 const LOCK_NAMESPACE = 730_511;
 
 const JOB_LOCK_IDS: Record<string, number> = { full: 1, season: 2, live: 3 };
 
 export interface JobLock {
+  /**
+   * Aborted, with a DatabaseError as its reason, when the lock is lost for good: its connection
+   * dropped and the lock could not be taken back at once. The run must stop then, or two
+   * processes could run the job side by side.
+   */
+  readonly lost: AbortSignal;
+  /** Resolves once the lock is held with no retake pending; throws the loss when it was lost. */
+  confirm(): Promise<void>;
   release(): Promise<void>;
+}
+
+/** Tries to take the lock back after its connection drops, waiting this long before each. */
+const RETAKE_DELAYS_MS = [0, 100, 400, 1000];
+
+const localLocks = new WeakMap<pg.Pool, Set<string>>();
+
+/**
+ * The job lock of a warehouse whose connections share one session (the embedded one): an
+ * advisory lock there would be granted to every caller, and holding a connection for the whole
+ * run would starve its one-connection pool. Other processes are already kept out by the lock on
+ * the warehouse directory, so exclusivity within this process is all that is left to provide.
+ */
+function tryLocalJobLock(pool: pg.Pool, job: string): JobLock | null {
+  let held = localLocks.get(pool);
+  if (!held) localLocks.set(pool, (held = new Set()));
+  if (held.has(job)) return null;
+  held.add(job);
+  let released = false;
+  return {
+    // A lock in this process's memory cannot be lost.
+    lost: new AbortController().signal,
+    confirm: async () => undefined,
+    release: async () => {
+      if (released) return;
+      released = true;
+      held.delete(job);
+    },
+  };
+}
+
+type Watcher = (err?: unknown) => void;
+
+/**
+ * A pooled connection holding the lock, or null when another session holds it. `watch` is
+ * attached before the first query: while checked out, the connection can drop at any moment and
+ * the pool no longer listens for it.
+ */
+async function takeOn(pool: pg.Pool, id: number, watch: Watcher): Promise<pg.PoolClient | null> {
+  const client = await pool.connect();
+  client.on('error', watch);
+  client.on('end', watch);
+  try {
+    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_NAMESPACE, id]);
+    if (rows[0]?.ok) return client;
+    giveBack(client, watch);
+    return null;
+  } catch (err) {
+    giveBack(client, watch, err);
+    throw err;
+  }
+}
+
+/** Back to the pool (or, after an error, destroyed); the pool's own listener takes over at once. */
+function giveBack(client: pg.PoolClient, watch: Watcher, err?: unknown): void {
+  client.release(err === undefined ? undefined : err instanceof Error ? err : new Error(String(err)));
+  client.off('error', watch);
+  client.off('end', watch);
 }
 
 /**
  * Takes the job's session-level advisory lock on a dedicated connection, or returns null when
  * another process (a worker on any machine, or a manual `pitwall sync`) holds it. The lock lives
  * as long as that connection: a process that dies releases it with its session.
+ *
+ * The connection stays checked out for the whole run, where the pool no longer listens for its
+ * errors: a backend terminated under it (a failover, pg_terminate_backend) would emit an
+ * unhandled 'error' and crash the process. So the lock watches its own connection and, when it
+ * drops, takes the lock back on a fresh one. Until the old backend has exited it still holds
+ * the lock, so a refusal is retried a few times before it counts as another process's; if the
+ * lock cannot be taken back, `lost` is aborted.
  */
 export async function tryJobLock(pool: pg.Pool, job: string): Promise<JobLock | null> {
   const id = JOB_LOCK_IDS[job];
   if (id === undefined) throw new Error(`no advisory lock id for job ${job}`);
-  const client = await pool.connect();
+  if (isSessionShared(pool)) return tryLocalJobLock(pool, job);
+
+  const lost = new AbortController();
+  let holder: { client: pg.PoolClient; watch: Watcher } | null = null;
   let released = false;
-  try {
-    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_NAMESPACE, id]);
-    if (!rows[0]?.ok) {
-      client.release();
-      return null;
+  let retaking: Promise<void> = Promise.resolve();
+
+  /** A watcher for one connection: when it is the holder and drops, the lock is taken back. */
+  const watcher = (): Watcher => {
+    const watch: Watcher = (err) => {
+      if (holder?.watch !== watch) return;
+      const { client } = holder;
+      holder = null;
+      const cause = coerceDbError(err ?? new Error('job lock connection ended'));
+      giveBack(client, watch, cause);
+      if (!released) retaking = retake(cause);
+    };
+    return watch;
+  };
+
+  const take = async (): Promise<boolean> => {
+    const watch = watcher();
+    const client = await takeOn(pool, id, watch);
+    if (client) holder = { client, watch };
+    return client !== null;
+  };
+
+  const retake = async (cause: DatabaseError): Promise<void> => {
+    let last: unknown = cause;
+    let refused = false;
+    for (const delay of RETAKE_DELAYS_MS) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (released) return;
+      try {
+        if (await take()) return;
+        refused = true;
+      } catch (err) {
+        last = err;
+        refused = false;
+      }
     }
-  } catch (err) {
-    client.release(err as Error);
-    throw err;
-  }
+    const failure = coerceDbError(last);
+    const why = refused ? 'another process took it' : failure.message;
+    lost.abort(new DatabaseError(`job ${job}: lost its lock when the lock's connection dropped (${why})`, { cause: last, sqlstate: failure.sqlstate, retryable: false }));
+  };
+
+  if (!(await take())) return null;
   return {
+    lost: lost.signal,
+    confirm: async () => {
+      await retaking;
+      lost.signal.throwIfAborted();
+    },
     release: async () => {
       if (released) return;
       released = true;
+      await retaking;
+      const h = holder;
+      holder = null;
+      if (!h) return;
       try {
-        await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_NAMESPACE, id]);
-        client.release();
+        await h.client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_NAMESPACE, id]);
+        giveBack(h.client, h.watch);
       } catch (err) {
         // The session is gone, and the lock with it; discard the connection.
-        client.release(err as Error);
+        giveBack(h.client, h.watch, err);
       }
     },
   };

@@ -1,11 +1,15 @@
 import type pg from 'pg';
 
+import { queryWithRetry } from '../../db/transaction.js';
+import { storableText } from '../extract/storable.js';
+
 /** Request scopes are identified by endpoint name plus the canonical query without the key. */
 export const scopeKey = (endpoint: string, params: string): string => `${endpoint}?${params}`;
 
 /** Hashes of the last successful response per scope, to skip identical responses. */
 export async function loadResponseHashes(db: pg.Pool | pg.ClientBase): Promise<Map<string, string>> {
-  const { rows } = await db.query<{ endpoint: string; params: string; response_hash: string }>(
+  const { rows } = await queryWithRetry<{ endpoint: string; params: string; response_hash: string }>(
+    db,
     `SELECT endpoint, params, response_hash FROM pitwall.sync_state
       WHERE status = 'ok' AND response_hash IS NOT NULL`,
   );
@@ -39,7 +43,8 @@ export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSu
  * move. Kept separate from the data path because nothing else is written.
  */
 export async function touchScope(db: pg.Pool, endpoint: string, params: string, runId: number): Promise<void> {
-  await db.query(
+  await queryWithRetry(
+    db,
     `UPDATE pitwall.sync_state SET last_attempt_at = now(), last_success_at = now(), last_run_id = $3
       WHERE endpoint = $1 AND params = $2`,
     [endpoint, params, runId],
@@ -54,13 +59,14 @@ export async function recordScopeFailure(
   db: pg.Pool,
   f: { endpoint: string; params: string; status: 'invalid' | 'error'; error: string; runId: number },
 ): Promise<void> {
-  await db.query(
+  await queryWithRetry(
+    db,
     `INSERT INTO pitwall.sync_state AS s (endpoint, params, last_attempt_at, status, last_error, last_run_id)
      VALUES ($1, $2, now(), $3, $4, $5)
      ON CONFLICT (endpoint, params) DO UPDATE SET
        last_attempt_at = now(), status = EXCLUDED.status, last_error = EXCLUDED.last_error,
        last_run_id = EXCLUDED.last_run_id`,
-    [f.endpoint, f.params, f.status, f.error.slice(0, 2000), f.runId],
+    [f.endpoint, f.params, f.status, storableText(f.error).slice(0, 2000), f.runId],
   );
 }
 

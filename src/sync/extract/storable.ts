@@ -1,0 +1,57 @@
+/**
+ * Text PostgreSQL refuses. JSON can carry it (`"\u0000"`, or `"\ud800"`, half of a surrogate
+ * pair), and JSON.parse hands it over, but a `text` column rejects U+0000 (22021) and `jsonb`
+ * rejects both (22P05, 22P02). One such string anywhere in a response would fail the whole
+ * scope's transaction, every run, so items holding one are found here and rejected alone.
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_ALL = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+const REPLACEMENT = '\ufffd';
+
+/**
+ * Where in `value` the first string or object key PostgreSQL cannot store sits, as a path such
+ * as `Driver.0.DriverFName`; null when there is none. `skipKey` leaves out one top-level field
+ * (a nested list whose items are checked on their own). Iterative, so no nesting depth can
+ * overflow the stack.
+ */
+export function unstorableTextAt(value: unknown, skipKey?: string): string | null {
+  const stack: Array<{ v: unknown; path: string }> = [{ v: value, path: '' }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (typeof v === 'string') {
+      if (UNSTORABLE.test(v)) return path || '(item)';
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    for (const [k, child] of Object.entries(v)) {
+      if (path === '' && k === skipKey) continue;
+      // The path goes into a reject's reason (a text column), so the bad name is shown repaired.
+      if (UNSTORABLE.test(k)) return `${path ? `${path}.` : ''}${storableText(k)} (the field name)`;
+      stack.push({ v: child, path: path ? `${path}.${k}` : k });
+    }
+  }
+  return null;
+}
+
+/** `text` with U+0000 and lone surrogates replaced by U+FFFD, so it can be stored as evidence. */
+export function storableText(text: string): string {
+  return text.replace(UNSTORABLE_ALL, REPLACEMENT);
+}
+
+/**
+ * A copy of a JSON value that PostgreSQL can store, for pitwall.rejects: the offending
+ * characters (in strings and keys) become U+FFFD. Only for evidence of a rejected item; rows are
+ * never altered this way. Recursive: the client refuses bodies nested deeper than MAX_BODY_DEPTH.
+ */
+export function storableJson(value: unknown): unknown {
+  if (typeof value === 'string') return storableText(value);
+  if (Array.isArray(value)) return value.map(storableJson);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    // defineProperty: a field named "__proto__" (JSON.parse makes it an own field) stays a field.
+    Object.defineProperty(out, storableText(k), { value: storableJson(v), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
