@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/global-db.ts'],
+    globalSetup: ['test/setup/global-db.ts', 'test/setup/embedded-template.ts'],
     // Database and simulator tests do real I/O; two cores, so keep file parallelism modest.
     testTimeout: 60_000,
     hookTimeout: 120_000,

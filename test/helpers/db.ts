@@ -1,24 +1,39 @@
 import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import type pg from 'pg';
 import { inject } from 'vitest';
 
+import { loadConfig } from '../../src/config.js';
+import { openWarehouse, type WarehouseKind } from '../../src/db/open-warehouse.js';
 import { createPool } from '../../src/db/pool.js';
+import { PGLITE_SUBDIR } from '../../src/embedded/embedded-postgres.js';
+import { createSilentLogger } from '../../src/log.js';
 
 import { withDatabase } from './db-url.js';
 
+/** Both warehouses pitwall runs on: a PostgreSQL server, and the embedded PGlite. */
+export const BACKENDS: readonly WarehouseKind[] = ['postgres', 'embedded'];
+
 export interface TestDatabase {
+  kind: WarehouseKind;
   url: string;
   pool: pg.Pool;
+  /** The embedded warehouse's directory; undefined for PostgreSQL. */
+  dir?: string;
   /** Drops the database (and closes the pool). Safe to call twice. */
   drop: () => Promise<void>;
 }
 
 /**
  * A fresh database cloned from the run's migrated template: every table exists and is empty.
- * Call it in beforeAll (or per test, it is cheap) and `drop()` in afterAll.
+ * Call it in beforeAll (or per test, it is cheap) and `drop()` in afterAll. `embedded` gives an
+ * embedded warehouse instead, opened the way pitwall opens it, in a copy of a migrated one.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(kind: WarehouseKind = 'postgres'): Promise<TestDatabase> {
+  if (kind === 'embedded') return createEmbeddedDatabase();
   const adminUrl = inject('pgAdminUrl');
   const template = inject('pgTemplate');
   const name = `pitwall_test_${randomBytes(6).toString('hex')}`;
@@ -32,6 +47,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const pool = createPool(url, { max: 8 });
   let dropped = false;
   return {
+    kind,
     url,
     pool,
     drop: async () => {
@@ -44,6 +60,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       } finally {
         await a.end();
       }
+    },
+  };
+}
+
+async function createEmbeddedDatabase(): Promise<TestDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), 'pitwall-embedded-test-'));
+  cpSync(join(inject('embeddedTemplateDir'), PGLITE_SUBDIR), join(dir, PGLITE_SUBDIR), { recursive: true });
+  const warehouse = await openWarehouse(loadConfig({ PITWALL_DATA_DIR: dir }), createSilentLogger(), { purpose: 'test' });
+  let dropped = false;
+  return {
+    kind: 'embedded',
+    url: warehouse.url,
+    dir,
+    pool: warehouse.pool,
+    drop: async () => {
+      if (dropped) return;
+      dropped = true;
+      await warehouse.close();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

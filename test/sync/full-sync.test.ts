@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { rowsWritten, syncOnce } from '../helpers/sync.js';
 import { diffAgainstTruth } from '../helpers/warehouse.js';
 
-describe.each(['tiny', 'small'] as const)('a full sync at %s scale', (scale) => {
+const CASES = BACKENDS.flatMap((backend) => (['tiny', 'small'] as const).map((scale) => [scale, backend] as const));
+
+describe.each(CASES)('a full sync at %s scale on %s', (scale, backend) => {
   let db: TestDatabase;
   let sim: RunningSimulator;
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale, seed: 11 })]);
+    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale, seed: 11 })]);
   });
   afterAll(async () => {
     await sim?.close();

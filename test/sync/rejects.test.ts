@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { syncOnce } from '../helpers/sync.js';
 
 /**
@@ -24,12 +24,12 @@ function damaging(edit: (url: URL, body: Record<string, unknown>) => boolean): t
   };
 }
 
-describe('an item without its key', () => {
+describe.each(BACKENDS)('an item without its key (%s)', (backend) => {
   let db: TestDatabase;
   let sim: RunningSimulator;
   let damagedEvents = 0;
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 9 })]);
+    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 9 })]);
   });
   afterAll(async () => {
     await sim?.close();

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { syncOnce } from '../helpers/sync.js';
 import { diffAgainstTruth } from '../helpers/warehouse.js';
 
-describe('a sync after the upstream changes', () => {
+describe.each(BACKENDS)('a sync after the upstream changes (%s)', (backend) => {
   let db: TestDatabase;
   let sim: RunningSimulator;
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 5 })]);
+    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 5 })]);
     expect((await syncOnce(db, sim)).status).toBe('succeeded');
   });
   afterAll(async () => {

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { syncOnce } from '../helpers/sync.js';
 
-describe('the warehouse after a sync', () => {
+describe.each(BACKENDS)('the warehouse after a sync (%s)', (backend) => {
   let db: TestDatabase;
   let sim: RunningSimulator;
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'small', seed: 3 })]);
+    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'small', seed: 3 })]);
     expect((await syncOnce(db, sim)).status).toBe('succeeded');
   });
   afterAll(async () => {

@@ -1,0 +1,40 @@
+import { COOKBOOK, type Recipe } from './cookbook.js';
+import { erDiagram } from './er-diagram.js';
+
+/**
+ * The generated parts of README.md, each between `<!-- name:start -->` and
+ * `<!-- name:end -->` markers: the ER diagram and the cookbook. `node bin/run-ts.js
+ * src/analytics/write-docs.ts` rewrites them; test/analytics/docs.test.ts fails when the file
+ * differs from what this renders, so the doc cannot drift from the schema or the recipes.
+ */
+export const ANALYTICS_DOC_URL = new URL('../../README.md', import.meta.url);
+
+function renderRecipe(r: Recipe, n: number): string {
+  const params = (r.params ?? []).map((p, i) => `-- $${i + 1}: ${p.name}, ${p.description}\n`).join('');
+  const run = `\`pitwall sql --recipe ${r.id}${(r.params ?? []).map((p) => ` --param <${p.name}>`).join('')}\``;
+  return [`### ${n}. ${r.question}`, '', ...(r.note ? [r.note, ''] : []), run, '', '```sql', `${params}${r.sql}`, '```'].join('\n');
+}
+
+export function renderCookbook(recipes: readonly Recipe[] = COOKBOOK): string {
+  return recipes.map((r, i) => renderRecipe(r, i + 1)).join('\n\n');
+}
+
+const SECTIONS: Record<string, () => string> = {
+  'er-diagram': () => ['```mermaid', erDiagram(), '```'].join('\n'),
+  cookbook: () => renderCookbook(),
+};
+
+/** `doc` with every generated section replaced by its current rendering. */
+export function renderAnalyticsDoc(doc: string): string {
+  let out = doc;
+  for (const [name, render] of Object.entries(SECTIONS)) {
+    const start = `<!-- ${name}:start`;
+    const end = `<!-- ${name}:end -->`;
+    const from = out.indexOf(start);
+    const to = out.indexOf(end);
+    if (from === -1 || to === -1 || to < from) throw new Error(`README.md lacks the ${start} ... ${end} markers`);
+    const bodyStart = out.indexOf('-->', from) + 3;
+    out = `${out.slice(0, bodyStart)}\n${render()}\n${out.slice(to)}`;
+  }
+  return out;
+}

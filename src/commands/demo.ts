@@ -1,0 +1,91 @@
+import { join, relative } from 'node:path';
+
+import { topOfStandings, warehouseCounts } from '../analytics/demo-report.js';
+import { loadConfig } from '../config.js';
+import { openWarehouse } from '../db/open-warehouse.js';
+import { startSimulator } from '../simulator/server.js';
+import type { Scale } from '../simulator/world/types.js';
+import { runSync } from '../sync/run.js';
+
+import { EXIT, HELP, UsageError, makeLogger, parse, type CommandContext } from './context.js';
+import { renderTable } from './format.js';
+import { createProgressReporter } from './progress.js';
+
+const SCALES: readonly Scale[] = ['tiny', 'small', 'medium'];
+
+/**
+ * `pitwall demo [--scale small] [--seed 7] [--dir DIR]`: the first five minutes in one command.
+ * Starts the simulator in this process, syncs it into a fresh embedded warehouse (DIR, by
+ * default PITWALL_DATA_DIR/demo; DATABASE_URL is ignored, so a real database is never touched),
+ * prints what was loaded and the top of the standings, and says how to query and attach.
+ * Offline: the simulator listens on 127.0.0.1 and the warehouse is in-process.
+ */
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parse({
+    args: ctx.args,
+    options: { ...HELP, scale: { type: 'string' }, seed: { type: 'string' }, dir: { type: 'string' } },
+  });
+  const scale = (values.scale ?? 'small') as Scale;
+  if (!SCALES.includes(scale)) throw new UsageError(`--scale must be one of ${SCALES.join(', ')}`);
+  if (values.seed !== undefined && !/^\d+$/.test(values.seed)) throw new UsageError('--seed must be a whole number');
+  const started = performance.now();
+  const say = (text: string) => ctx.err?.(`${text}\n`);
+
+  const sim = await startSimulator({ scale, seed: Number(values.seed ?? 7) });
+  try {
+    const config = loadConfig({
+      ...ctx.env,
+      DATABASE_URL: '',
+      MRP_API_BASE_URL: sim.url,
+      MRP_API_KEY: sim.key,
+      PITWALL_MAX_RPS: '0',
+      PITWALL_LOG_LEVEL: ctx.env.PITWALL_LOG_LEVEL ?? 'warn',
+    }, {}, { require: ['apiKey'] });
+    const dir = values.dir ?? join(config.dataDir, 'demo');
+    const logger = makeLogger(config, ctx);
+    const world = sim.world.summary();
+    say(`simulator: ${world.events} events in ${world.years.length} seasons, ${world.drivers} drivers (seed ${world.seed}, today ${world.today})`);
+    say(`creating an embedded warehouse in ${dir} ...`);
+    const warehouse = await openWarehouse(config, logger, { dir, fresh: true, purpose: 'demo' });
+    try {
+      const progress = createProgressReporter({ interactive: ctx.interactive, write: ctx.err, logger });
+      const summary = await runSync(
+        { pool: warehouse.pool, config, logger },
+        { job: 'full', trigger: 'manual', signal: ctx.signal, onProgress: progress.update },
+      );
+      progress.finish();
+      if (summary.status !== 'succeeded') {
+        say(`the sync ended ${summary.status}: ${summary.error ?? ''}`);
+        return summary.status === 'interrupted' ? EXIT.interrupted : EXIT.failed;
+      }
+      const counts = await warehouseCounts(warehouse.pool);
+      const top = await topOfStandings(warehouse.pool);
+      const where = relative('.', dir) || '.';
+      ctx.out(
+        [
+          `Loaded ${counts.events} events (${counts.eventsWithResults} with results), ${counts.results} result rows, ${counts.drivers} drivers ` +
+            `and ${counts.standings} standings rows from ${summary.requests} requests in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
+          '',
+          `Current standings: ${top[0]?.schedule_name ?? '(none)'}`,
+          renderTable(
+            ['class', 'pos', 'driver', 'car', 'points', 'behind'],
+            top.map((r) => [r.class_name, r.position, r.driver_name, r.car_number, r.point_total, r.gap_to_leader]),
+            [false, true, false, false, true, true],
+          ),
+          '',
+          'Query it (views in schema analytics, tables in mrp; the README has a cookbook):',
+          `  PITWALL_DATA_DIR=${where} npx pitwall sql "SELECT * FROM analytics.current_standings WHERE latest_season AND position <= 3"`,
+          `  PITWALL_DATA_DIR=${where} npx pitwall sql --recipe feature-wins-this-season`,
+          'Attach psql or a BI tool (DBeaver, Metabase, Grafana):',
+          `  PITWALL_DATA_DIR=${where} npx pitwall serve-sql --port 5433`,
+          '  psql "postgres://postgres@127.0.0.1:5433/postgres"',
+        ].join('\n'),
+      );
+      return EXIT.ok;
+    } finally {
+      await warehouse.close();
+    }
+  } finally {
+    await sim.close();
+  }
+}
