@@ -11,26 +11,18 @@ const RESULT_ROWS: Record<Scale, [min: number, max: number]> = {
   large: [1_000_000, 2_000_000],
 };
 
+// Build times are measured by the benchmark and listed in the README, not asserted here: a
+// wall-clock bound fails on a busy machine while the code is fine.
 describe('each scale builds a world of its promised size', () => {
   for (const scale of Object.keys(RESULT_ROWS) as Scale[]) {
     it(`${scale}`, () => {
-      const started = performance.now();
       const world = createWorld({ seed: 3, scale });
-      const buildMs = performance.now() - started;
       const summary = world.summary();
       const [min, max] = RESULT_ROWS[scale];
       expect(summary.resultRows).toBeGreaterThanOrEqual(min);
       expect(summary.resultRows).toBeLessThanOrEqual(max);
       // The summary's count is the truth's: check it where the truth is cheap to build.
       if (scale === 'tiny' || scale === 'small') expect(world.truth().results.length).toBe(summary.resultRows);
-      expect(buildMs).toBeLessThan(scale === 'large' ? 10_000 : 5_000);
     });
   }
-
-  it('tiny builds in well under 50 ms once warm', () => {
-    createWorld({ seed: 1, scale: 'tiny' });
-    const started = performance.now();
-    createWorld({ seed: 2, scale: 'tiny' });
-    expect(performance.now() - started).toBeLessThan(50);
-  });
 });
