@@ -8,7 +8,8 @@ import type { Logger } from '../log.js';
 
 import { cascadeOrphanedEvents } from './cascade.js';
 import { RunCounters } from './counters.js';
-import { DIMENSION_TABLES, LOAD_ORDER, type Endpoint, type Params } from './endpoints.js';
+import type { DimensionCache } from './dimension-cache.js';
+import { childrenOf, DIMENSION_TABLES, LOAD_ORDER, type Endpoint, type Params } from './endpoints.js';
 import type { Extracted, Seed } from './extract/types.js';
 import { responseHash } from './hash.js';
 import { insertRejects } from './sql/rejects.js';
@@ -22,6 +23,8 @@ export interface ProcessContext {
   hashes: Map<string, string>;
   logger: Logger;
   signal?: AbortSignal;
+  /** Dimension rows this run has committed (see DimensionCache); without it every one is sent. */
+  dimensions?: DimensionCache;
 }
 
 /** A response body whose main list is missing or is not a list. */
@@ -44,29 +47,54 @@ export async function processResponse(
 ): Promise<Seed[]> {
   const items = body[ep.arrayKey];
   if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
-  const extracted = ep.extract(items, params, body);
   const hash = responseHash(body);
   const key = scopeKey(ep.name, query);
 
+  // An unchanged response is not extracted unless its children need its seeds: validating and
+  // shaping the items is most of a response's CPU time, and a re-sync is mostly unchanged
+  // responses. So the tables' `unchanged` counts only rows of loaded responses that the loader
+  // found identical; responses skipped whole are counted in `scopes.unchanged`.
   if (ctx.hashes.get(key) === hash) {
     ctx.counters.scopes.unchanged += 1;
-    for (const [table, rows] of Object.entries(extracted.rows)) {
-      ctx.counters.add(table as WarehouseTableName, { unchanged: rows.length });
-    }
     await touchScope(ctx.pool, ep.name, query, ctx.runId);
-    return extracted.seeds;
+    return childrenOf(ep.name).length > 0 ? ep.extract(items, params, body).seeds : [];
   }
 
-  const committed = await withTransaction(ctx.pool, (client) => load(client, ctx.runId, ep, params, query, extracted, hash), {
+  const extracted = ep.extract(items, params, body);
+  const { toLoad, known } = withoutKnownDimensions(ctx, extracted);
+
+  const committed = await withTransaction(ctx.pool, (client) => load(client, ctx.runId, ep, params, query, toLoad, hash), {
     signal: ctx.signal,
     onRetry: (err, attempt) =>
       ctx.logger.warn({ endpoint: ep.name, params: query, attempt, err: String(err) }, 'retrying transaction'),
   });
-  // Counted only after COMMIT: a retried transaction must not count twice.
+  // Counted and remembered only after COMMIT: a retried transaction must not count twice, and a
+  // rolled-back one has written nothing.
+  for (const [table, n] of known) committed.add(table, { unchanged: n });
+  for (const table of DIMENSION_TABLES) ctx.dimensions?.remember(table, toLoad.rows[table] ?? []);
   ctx.counters.merge(committed);
   ctx.counters.scopes.loaded += 1;
   ctx.hashes.set(key, hash);
   return extracted.seeds;
+}
+
+/**
+ * The response's rows without the dimension rows this run has already committed unchanged,
+ * which count as unchanged without a trip to the database. A dimension table some scope of the
+ * response covers keeps every row, since the scope's deletes are judged from its rows.
+ */
+function withoutKnownDimensions(ctx: ProcessContext, extracted: Extracted): { toLoad: Extracted; known: Map<WarehouseTableName, number> } {
+  const known = new Map<WarehouseTableName, number>();
+  if (!ctx.dimensions) return { toLoad: extracted, known };
+  const rows = { ...extracted.rows };
+  for (const table of DIMENSION_TABLES) {
+    const all = rows[table];
+    if (!all?.length || extracted.scopes.some((s) => s.table === table)) continue;
+    const fresh = ctx.dimensions.fresh(table, all);
+    rows[table] = fresh.rows;
+    known.set(table, fresh.known);
+  }
+  return { toLoad: { ...extracted, rows }, known };
 }
 
 async function load(

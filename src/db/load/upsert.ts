@@ -2,7 +2,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 
 import { encodeArray, encodeJsonArray, wireArrayType, wireKind, type WireKind } from './binary-array.js';
-import { dedupeSortedByKey } from './key-order.js';
+import { gatherColumns, keyOrder } from './key-order.js';
 import type { LoadCounts, LoadRow } from './load-row.js';
 import { quoteIdent, tableMeta, type TableMeta } from './table-meta.js';
 
@@ -26,16 +26,22 @@ interface UpsertPlan {
   text: string;
   /** Input columns in parameter order: keys, content, then raw. */
   inputs: InputColumn[];
+  /** Their names, in the same order. */
+  names: string[];
 }
 
 const plans = new WeakMap<PgTable, Map<boolean, UpsertPlan>>();
 
 /**
- * One INSERT ... SELECT FROM unnest(...) per chunk, every column a single array parameter, so
- * the SQL text is the same for every chunk of a table and is built once.
+ * One INSERT ... SELECT unnest(...) per chunk, every column a single array parameter, so the
+ * SQL text is the same for every chunk of a table and is built once.
  *
+ * - The arrays are unnested in a select list (a ProjectSet), not in FROM: `FROM unnest(a, b,
+ *   ...)` materialises every array into a tuplestore of its own before the first row comes out.
+ *   Measured by the backend's CPU time on 100k results rows into an empty table: 1.04 s against
+ *   1.23 s for the whole statement.
  * - Columns that are not integers or booleans arrive as text[] and are cast row by row in the
- *   inner SELECT (a jsonb[] parameter was measured twice as slow to receive as text[] plus a
+ *   middle SELECT (a jsonb[] parameter was measured twice as slow to receive as text[] plus a
  *   per-row cast). OFFSET 0 keeps that SELECT from being merged into the outer query, where
  *   the planner would repeat each cast in the filter and again in the insert.
  * - The NOT EXISTS filter drops rows identical to a live stored row before they reach ON
@@ -60,7 +66,7 @@ function buildPlan(meta: TableMeta, compareRaw: boolean): UpsertPlan {
   const compared = [...meta.contentColumns, ...(compareRaw ? ['raw'] : [])].map(quoteIdent);
   const runIdParam = `$${inputs.length + 1}::bigint`;
 
-  const unnestArgs = inputs.map((c, i) => `$${i + 1}::${wireArrayType(c.kind)}`).join(', ');
+  const unnested = inputs.map((c, i) => `unnest($${i + 1}::${wireArrayType(c.kind)}) AS ${q[i]}`).join(', ');
   const typed = inputs.map((c) => (c.kind === 'text' && c.sqlType !== 'text' ? `${quoteIdent(c.name)}::${c.sqlType}` : quoteIdent(c.name))).join(', ');
   const sameKey = keys.map((k) => `c.${k} = u.${k}`).join(' AND ');
   const tuple = (alias: string) => `(${compared.map((c) => `${alias}.${c}`).join(', ')})`;
@@ -69,7 +75,7 @@ function buildPlan(meta: TableMeta, compareRaw: boolean): UpsertPlan {
   const text = `WITH written AS (
   INSERT INTO ${meta.qualifiedName} AS t (${q.join(', ')}, "_run_id", "_first_seen_at", "_synced_at")
   SELECT u.*, ${runIdParam}, now(), now()
-    FROM (SELECT ${typed} FROM unnest(${unnestArgs}) AS u0(${q.join(', ')}) OFFSET 0) AS u
+    FROM (SELECT ${typed} FROM (SELECT ${unnested}) AS u0 OFFSET 0) AS u
    WHERE NOT EXISTS (
      SELECT FROM ${meta.qualifiedName} AS c
       WHERE ${sameKey} AND c."_deleted_at" IS NULL AND ${tuple('c')} IS NOT DISTINCT FROM ${tuple('u')}
@@ -80,7 +86,7 @@ function buildPlan(meta: TableMeta, compareRaw: boolean): UpsertPlan {
   RETURNING t.xmax = 0 AS inserted
 )
 SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated FROM written`;
-  return { text, inputs };
+  return { text, inputs, names: inputs.map((c) => c.name) };
 }
 
 function planFor(table: PgTable, compareRaw: boolean): UpsertPlan {
@@ -97,9 +103,24 @@ function planFor(table: PgTable, compareRaw: boolean): UpsertPlan {
   return plan;
 }
 
+/** The rows of the chunk `start..end` of the batch in write order. */
+function chunkRows(rows: readonly LoadRow[], order: Int32Array | null, start: number, end: number): LoadRow[] {
+  if (order === null) return rows.slice(start, end);
+  const out = new Array<LoadRow>(end - start);
+  for (let i = start; i < end; i++) out[i - start] = rows[order[i] as number] as LoadRow;
+  return out;
+}
+
+/**
+ * One chunk's parameters. Its columns are gathered here, chunk by chunk, rather than for the
+ * whole batch up front: a chunk's arrays die young, where a whole batch's would live long enough
+ * to be copied into the old generation and marked there, which was a third of the CPU time of a
+ * 200k-row load.
+ */
 function parameters(plan: UpsertPlan, rows: readonly LoadRow[], runId: number): unknown[] {
-  const values: unknown[] = plan.inputs.map(({ name, sqlType, kind }) => {
-    const cells = rows.map((r) => r[name]);
+  const columns = gatherColumns(rows, plan.names);
+  const values: unknown[] = plan.inputs.map(({ name, sqlType, kind }, j) => {
+    const cells = columns[j] as unknown[];
     return name === 'raw' ? encodeJsonArray(cells, name) : encodeArray(cells, kind, sqlType, name);
   });
   values.push(runId);
@@ -126,15 +147,18 @@ export async function upsertRows(
   const counts: LoadCounts = { inserted: 0, updated: 0, unchanged: 0 };
   if (rows.length === 0) return counts;
   const plan = planFor(table, opts.compareRaw ?? true);
-  const batch = dedupeSortedByKey(rows, tableMeta(table).keyColumns);
-  const chunkParams = (start: number) => parameters(plan, batch.slice(start, start + UPSERT_CHUNK_ROWS), opts.runId);
+  const keyColumns = tableMeta(table).keyColumns;
+  const order = keyOrder(gatherColumns(rows, keyColumns), keyColumns);
+  const total = order === null ? rows.length : order.length;
+  const chunkParams = (start: number) =>
+    parameters(plan, chunkRows(rows, order, start, Math.min(total, start + UPSERT_CHUNK_ROWS)), opts.runId);
   let params = chunkParams(0);
-  for (let start = 0; start < batch.length; start += UPSERT_CHUNK_ROWS) {
+  for (let start = 0; start < total; start += UPSERT_CHUNK_ROWS) {
     const pending = client.query<{ inserted: number; updated: number }>(plan.text, params);
     // Encode the next chunk while the server works on this one; if encoding fails, settle the
     // statement in flight first so its outcome is not left as an unhandled rejection.
     const nextStart = start + UPSERT_CHUNK_ROWS;
-    if (nextStart < batch.length) {
+    if (nextStart < total) {
       try {
         params = chunkParams(nextStart);
       } catch (err) {
@@ -145,7 +169,7 @@ export async function upsertRows(
     const written = (await pending).rows[0] ?? { inserted: 0, updated: 0 };
     counts.inserted += written.inserted;
     counts.updated += written.updated;
-    counts.unchanged += Math.min(UPSERT_CHUNK_ROWS, batch.length - start) - written.inserted - written.updated;
+    counts.unchanged += Math.min(UPSERT_CHUNK_ROWS, total - start) - written.inserted - written.updated;
   }
   return counts;
 }

@@ -1,0 +1,120 @@
+import { loadConfig } from '../src/config.js';
+import { createPool } from '../src/db/pool.js';
+import { createSilentLogger } from '../src/log.js';
+import { createWorld } from '../src/simulator/world/index.js';
+import type { Scale } from '../src/simulator/world/types.js';
+import { runSync, type RunSummary } from '../src/sync/run.js';
+
+import { startSimulatorProcess, type SimulatorProcess } from './lib/child.js';
+import { createBenchDatabase } from './lib/database.js';
+import { minimumRequests } from './lib/min-requests.js';
+import { BENCH_SEED } from './lib/result-rows.js';
+import { ratio } from './lib/timing.js';
+
+export interface E2eFigures {
+  scale: Scale;
+  requests: number;
+  minRequests: number;
+  /** Requests the simulator saw for a path+query it had already answered in the run. */
+  repeatedRequests: number;
+  latencyMs: number;
+  concurrency: number;
+  wallMs: number;
+  floorMs: number;
+  wallToFloor: number;
+  status: string;
+  resultRows: number;
+}
+
+export interface NoopFigures {
+  rowsWritten: number;
+  requests: number;
+  wallMs: number;
+  floorMs: number;
+  wallToFloor: number;
+  status: string;
+}
+
+interface RequestLog {
+  total: number;
+  byPath: Record<string, number>;
+}
+
+async function simulatorRequests(sim: SimulatorProcess, reset: boolean): Promise<RequestLog> {
+  const log = (await (await fetch(`${sim.url}/__simulator/requests`)).json()) as RequestLog;
+  if (reset) await fetch(`${sim.url}/__simulator/requests/reset`, { method: 'POST' });
+  return log;
+}
+
+const rowsWritten = (s: RunSummary): number =>
+  Object.values(s.tables).reduce((n, t) => n + (t ? t.inserted + t.updated + t.deleted : 0), 0);
+
+/**
+ * Two full syncs of one world, as `pitwall sync` runs them (loadConfig, a pool of concurrency +
+ * 2 connections), against a simulator in its own process that answers every request after
+ * `latencyMs`: the first into an empty database, the second right after, with nothing changed
+ * upstream. Their floor is `requests × latency / concurrency`: the time the requests alone
+ * take when `concurrency` of them are always in flight.
+ */
+export async function benchEndToEnd(
+  server: string,
+  opts: { scale: Scale; latencyMs: number; concurrency: number },
+): Promise<{ e2e: E2eFigures; noop: NoopFigures }> {
+  const minimum = minimumRequests(createWorld({ seed: BENCH_SEED, scale: opts.scale }).truth());
+  const [db, sim] = await Promise.all([
+    createBenchDatabase(server, 'e2e', 1),
+    startSimulatorProcess(opts.scale, BENCH_SEED, opts.latencyMs),
+  ]);
+  const pool = createPool(db.url, { max: opts.concurrency + 2, applicationName: 'pitwall-bench-sync' });
+  try {
+    const config = loadConfig(
+      {
+        MRP_API_BASE_URL: sim.url,
+        MRP_API_KEY: sim.key,
+        DATABASE_URL: db.url,
+        PITWALL_MAX_RPS: '0',
+        PITWALL_CONCURRENCY: String(opts.concurrency),
+        PITWALL_LOG_LEVEL: 'silent',
+      },
+      {},
+      { require: ['apiKey', 'databaseUrl'] },
+    );
+    const sync = async () => {
+      const started = performance.now();
+      const summary = await runSync({ pool, config, logger: createSilentLogger() });
+      const wallMs = Math.round(performance.now() - started);
+      const log = await simulatorRequests(sim, true);
+      const floorMs = Math.round((summary.requests * opts.latencyMs) / opts.concurrency);
+      return { summary, wallMs, floorMs, log };
+    };
+
+    const first = await sync();
+    const second = await sync();
+    return {
+      e2e: {
+        scale: opts.scale,
+        requests: first.summary.requests,
+        minRequests: minimum.total,
+        repeatedRequests: first.log.total - Object.keys(first.log.byPath).length,
+        latencyMs: opts.latencyMs,
+        concurrency: opts.concurrency,
+        wallMs: first.wallMs,
+        floorMs: first.floorMs,
+        wallToFloor: ratio(first.wallMs, first.floorMs),
+        status: first.summary.status,
+        resultRows: first.summary.tables.results?.inserted ?? 0,
+      },
+      noop: {
+        rowsWritten: rowsWritten(second.summary),
+        requests: second.summary.requests,
+        wallMs: second.wallMs,
+        floorMs: second.floorMs,
+        wallToFloor: ratio(second.wallMs, second.floorMs),
+        status: second.summary.status,
+      },
+    };
+  } finally {
+    await pool.end();
+    await Promise.all([sim.stop(), db.drop()]);
+  }
+}

@@ -1,0 +1,88 @@
+import type { E2eFigures, NoopFigures } from '../e2e.js';
+import type { LoaderFigures } from '../loader.js';
+import type { MemoryFigures } from '../memory.js';
+
+export interface Machine {
+  cores: number;
+  node: string;
+  postgres: string;
+  /** 1-minute load average when the run started and when it ended: other work on the machine skews every figure. */
+  loadAverage: { start: number; end: number };
+}
+
+export interface BenchResults {
+  mode: 'full' | 'quick';
+  startedAt: string;
+  machine: Machine;
+  loader?: LoaderFigures;
+  e2e?: E2eFigures;
+  noop?: NoopFigures;
+  memory?: MemoryFigures;
+  targets: Record<string, { target: string; met: boolean | null }>;
+}
+
+type Sections = Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'memory'>;
+
+/** The issue's targets, judged against one run's figures (null where the section did not run). */
+export function judge(r: Sections): BenchResults['targets'] {
+  const t = (target: string, met: boolean | undefined) => ({ target, met: met ?? null });
+  return {
+    insertToCopy: t('>= 0.6', r.loader && r.loader.insertToCopy >= 0.6),
+    updateToCopy: t('>= 0.4', r.loader && r.loader.updateToCopy >= 0.4),
+    unchangedToCopy: t('>= 0.7', r.loader && r.loader.unchangedToCopy >= 0.7),
+    speedupOverNaive: t('>= 20', r.loader && r.loader.speedupOverNaive >= 20),
+    e2eWallToFloor: t('<= 1.3, requests = minRequests', r.e2e && r.e2e.wallToFloor <= 1.3 && r.e2e.requests === r.e2e.minRequests),
+    noop: t('0 rows written, wall/floor <= 1.1', r.noop && r.noop.rowsWritten === 0 && r.noop.wallToFloor <= 1.1),
+    peakRss: t('<= 300 MB', r.memory && r.memory.peakRssMb <= 300),
+  };
+}
+
+const num = (n: number) => n.toLocaleString('en-US');
+
+/** The run as a plain-text table, one measure per line, with the target beside it where there is one. */
+export function renderReport(r: BenchResults): string {
+  const rows: [string, string, string, string][] = [];
+  const mark = (key: string): [string, string] => {
+    const t = r.targets[key];
+    return t ? [t.target, t.met === null ? '' : t.met ? 'yes' : 'NO'] : ['', ''];
+  };
+  const add = (measure: string, value: string, key?: string) => rows.push([measure, value, ...(key ? mark(key) : ['', ''] as [string, string])]);
+  const { loader: l, e2e: e, noop: n, memory: m } = r;
+  if (l) {
+    add(`loader rows (mrp.results, median of ${l.repetitions})`, num(l.rows));
+    add('COPY into an empty table', `${num(l.copyRowsPerSec)} rows/s`);
+    add('upsertRows into the empty table', `${num(l.insertRowsPerSec)} rows/s`);
+    add('upsertRows, every row changed', `${num(l.updateRowsPerSec)} rows/s`);
+    add('upsertRows, nothing changed', `${num(l.unchangedRowsPerSec)} rows/s`);
+    add(`naive Drizzle upsert per row (${num(l.naiveRows)} rows)`, `${num(l.naiveRowsPerSec)} rows/s`);
+    add('insert / COPY', l.insertToCopy.toFixed(2), 'insertToCopy');
+    add('update / COPY', l.updateToCopy.toFixed(2), 'updateToCopy');
+    add('unchanged / COPY', l.unchangedToCopy.toFixed(2), 'unchangedToCopy');
+    add('speed-up over naive', `${l.speedupOverNaive.toFixed(1)}x`, 'speedupOverNaive');
+  }
+  if (e) {
+    add(`full sync, ${e.scale} world, ${e.latencyMs} ms latency, concurrency ${e.concurrency}`, e.status);
+    add('requests / minimum', `${num(e.requests)} / ${num(e.minRequests)}`);
+    add('wall / floor', `${num(e.wallMs)} ms / ${num(e.floorMs)} ms`);
+    add('wall / floor ratio', e.wallToFloor.toFixed(2), 'e2eWallToFloor');
+  }
+  if (n) {
+    add('no-op sync: rows written, requests', `${num(n.rowsWritten)}, ${num(n.requests)}`);
+    add('no-op wall / floor', `${num(n.wallMs)} ms / ${num(n.floorMs)} ms = ${n.wallToFloor.toFixed(2)}`, 'noop');
+  }
+  if (m) {
+    add(`peak RSS, full sync of the ${m.scale} world (${m.runtime})`, `${num(m.peakRssMb)} MB`, 'peakRss');
+    add('  its result rows, requests, wall', `${num(m.resultRows)}, ${num(m.requests)}, ${num(m.wallMs)} ms`);
+  }
+  const head: [string, string, string, string] = ['measure', 'value', 'target', 'met'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: readonly string[]) => cells.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const { machine: mc } = r;
+  return [
+    `pitwall bench (${r.mode}), ${r.startedAt}: ${mc.cores} cores, Node ${mc.node}, PostgreSQL ${mc.postgres}, ` +
+      `load average ${mc.loadAverage.start.toFixed(1)} -> ${mc.loadAverage.end.toFixed(1)}`,
+    line(head),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+  ].join('\n');
+}

@@ -1,0 +1,99 @@
+/**
+ * `npm run bench [-- --quick] [-- --only loader,e2e,memory]`: pitwall against PostgreSQL's COPY,
+ * against the loader a user would write by hand, and against the upstream's latency; prints a
+ * table and writes bench/results/latest.json. See the README's Performance section.
+ *
+ * It creates and drops its own databases on the server named by DATABASE_URL, else
+ * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres. The figures are timings:
+ * nothing here asserts on them, so `--quick` can run in CI as a smoke test.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { createPool } from '../src/db/pool.js';
+import type { Scale } from '../src/simulator/world/types.js';
+
+import { benchEndToEnd } from './e2e.js';
+import { ROOT } from './lib/child.js';
+import { serverUrl } from './lib/database.js';
+import { judge, renderReport, type BenchResults } from './lib/report.js';
+import { resultRows, worldFor } from './lib/result-rows.js';
+import { benchLoader } from './loader.js';
+import { benchMemory } from './memory.js';
+
+interface Sizes {
+  rows: number;
+  repetitions: number;
+  naiveRows: number;
+  e2eScale: Scale;
+  memoryScale: Scale;
+}
+
+const FULL: Sizes = { rows: 200_000, repetitions: 3, naiveRows: 5_000, e2eScale: 'medium', memoryScale: 'large' };
+const QUICK: Sizes = { rows: 20_000, repetitions: 3, naiveRows: 1_000, e2eScale: 'small', memoryScale: 'small' };
+const SECTIONS = ['loader', 'e2e', 'memory'] as const;
+const LATENCY_MS = 25;
+const CONCURRENCY = 8;
+
+async function postgresVersion(server: string): Promise<string> {
+  const pool = createPool(server, { max: 1, applicationName: 'pitwall-bench' });
+  try {
+    const { rows } = await pool.query<{ server_version: string }>('SHOW server_version');
+    return rows[0]?.server_version ?? 'unknown';
+  } finally {
+    await pool.end();
+  }
+}
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean' },
+    only: { type: 'string' },
+    rows: { type: 'string' },
+  },
+});
+const sizes: Sizes = { ...(values.quick ? QUICK : FULL), ...(values.rows ? { rows: Number(values.rows) } : {}) };
+const only = new Set(values.only ? values.only.split(',') : SECTIONS);
+for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only takes ${SECTIONS.join(', ')}; got ${s}`);
+
+const server = serverUrl(process.env);
+const startLoad = loadavg()[0] ?? 0;
+const startedAt = new Date().toISOString();
+const log = (text: string) => process.stderr.write(`${text}\n`);
+const sections: Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'memory'> = {};
+
+if (only.has('loader')) {
+  log(`loader: building ${sizes.rows} result rows from the simulator...`);
+  // Rows are built inside this block so that they can be collected before the syncs run.
+  const rows = resultRows(worldFor(sizes.rows), sizes.rows);
+  log('loader: COPY, upsertRows (insert, update, unchanged), naive...');
+  sections.loader = await benchLoader(server, rows, { repetitions: sizes.repetitions, naiveRows: sizes.naiveRows });
+}
+if (only.has('e2e')) {
+  log(`e2e: two full syncs of the ${sizes.e2eScale} world...`);
+  const { e2e, noop } = await benchEndToEnd(server, { scale: sizes.e2eScale, latencyMs: LATENCY_MS, concurrency: CONCURRENCY });
+  Object.assign(sections, { e2e, noop });
+}
+if (only.has('memory')) {
+  log(`memory: pitwall sync of the ${sizes.memoryScale} world in a child process...`);
+  sections.memory = await benchMemory(server, { scale: sizes.memoryScale, concurrency: CONCURRENCY });
+}
+
+const results: BenchResults = {
+  mode: values.quick ? 'quick' : 'full',
+  startedAt,
+  machine: {
+    cores: cpus().length,
+    node: process.version,
+    postgres: await postgresVersion(server),
+    loadAverage: { start: startLoad, end: loadavg()[0] ?? 0 },
+  },
+  ...sections,
+  targets: judge(sections),
+};
+const dir = join(ROOT, 'bench/results');
+mkdirSync(dir, { recursive: true });
+writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(`${renderReport(results)}\n`);
