@@ -11,6 +11,7 @@ import { DatabaseError } from '../db/errors.js';
 import type { Logger } from '../log.js';
 
 import { RunCounters, type TableCounts } from './counters.js';
+import { DimensionCache } from './dimension-cache.js';
 import type { Endpoint, Params } from './endpoints.js';
 import type { Seed } from './extract/types.js';
 import { jobPhases, type JobName, type JobPhase } from './jobs.js';
@@ -170,6 +171,7 @@ async function execute(
     runId,
     counters,
     hashes: await loadResponseHashes(deps.pool),
+    dimensions: new DimensionCache(),
     logger,
     signal,
   };
