@@ -35,6 +35,9 @@ describe('withTransaction', () => {
         if (calls === 1) {
           const pid = (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
           const killed = c.query('SELECT pg_sleep(30)');
+          // It may reject while the terminate below is still in flight: handle it at once, so it is
+          // never an unhandled rejection; the await further down still throws it into withTransaction.
+          killed.catch(() => undefined);
           await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
           await killed;
         }
