@@ -12,6 +12,12 @@ export function workerConfig(db: Pick<TestDatabase, 'url'>, sim: RunningSimulato
       PITWALL_MAX_RPS: '0',
       PITWALL_CONCURRENCY: '4',
       PITWALL_REQUEST_TIMEOUT_MS: '5000',
+      // A started worker must not fire a job on its own mid-test: the default live schedule
+      // (every 5 minutes of the wall clock) would take the job's lock and make a run the test
+      // starts itself come back `skipped`. Tests of the schedules set their own.
+      PITWALL_CRON_LIVE: '0 0 1 1 *',
+      PITWALL_CRON_SEASON: '0 0 1 1 *',
+      PITWALL_CRON_FULL: '0 0 1 1 *',
       ...env,
     },
     {},
