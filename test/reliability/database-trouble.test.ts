@@ -151,6 +151,9 @@ describe('connections dropped mid-run', () => {
       expect(summary!.error).toMatch(/lost its lock.*another process took it/);
       expect(await halfWrittenScopes(db.pool, versions)).toEqual([]);
     } finally {
+      // Unlock before closing: a closed client's backend lets go of its session locks only once
+      // it has exited, which can be after the next run has already tried the lock.
+      await thief.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
       await thief.end();
     }
     const follow = await syncOnce(db, sim, { env: ENV });
