@@ -40,9 +40,12 @@ function statement(table: PgTable, meta: TableMeta, scopeColumns: readonly strin
     const first = scopeColumns.length + 2;
     const keys = meta.keyColumns.map(quoteIdent);
     const arrays = meta.keyColumns.map((c, i) => arrayParamSql(first + i, columnType(meta, c)));
-    conditions.push(
-      `NOT EXISTS (SELECT FROM unnest(${arrays.join(', ')}) AS p(${keys.join(', ')}) WHERE ${keys.map((k) => `p.${k} = t.${k}`).join(' AND ')})`,
-    );
+    // NOT IN over the unnested keys, not NOT EXISTS: NOT IN becomes a hashed subplan (the
+    // present keys hashed once), whatever the statistics say. NOT EXISTS became an anti-join
+    // whose shape followed them, and on a table filled in the same run (statistics: empty) it
+    // was a nested loop rescanning the unnested arrays for every stored row of the scope:
+    // ~40 ms for a 300-row event. Key columns are never NULL, so NOT IN means what it says.
+    conditions.push(`(${keys.map((k) => `t.${k}`).join(', ')}) NOT IN (SELECT * FROM unnest(${arrays.join(', ')}))`);
   }
   const text = `UPDATE ${meta.qualifiedName} AS t SET "_deleted_at" = now(), "_run_id" = $1::bigint WHERE ${conditions.join(' AND ')}`;
   byShape.set(cacheKey, text);
