@@ -9,9 +9,12 @@ import type { FaultConfig } from './options.js';
 import type { RequestRecorder } from './request-log.js';
 
 /**
- * One request outside /__simulator/: log it, then (for /v2/) wait the configured latency and
- * answer it, faulted or not. Order matters: the request is logged before anything can fail, and
- * the world renders after the latency, so a clock change made meanwhile is already visible.
+ * One request outside /__simulator/: log it, then (for /v2/) render its answer and send it,
+ * faulted or not, once the configured latency has passed since it arrived. The request is
+ * logged before anything can fail. The answer is rendered on arrival, as a server computes a
+ * response before it reaches the client, so rendering is part of the latency rather than added
+ * to it: with eight requests arriving together, rendering after the wait queued each behind the
+ * others' rendering, and the simulator answered 6 ms slower than its latency on average.
  */
 
 export interface ApiState {
@@ -30,6 +33,7 @@ export async function handleApiRequest(
   url: URL,
   state: ApiState,
 ): Promise<void> {
+  const arrived = performance.now();
   state.requests.recordRequest(url.pathname, url.searchParams);
   if (!url.pathname.startsWith('/v2/')) {
     sendJson(res, 404, { error: `no such resource: ${url.pathname}` });
@@ -48,15 +52,15 @@ export async function handleApiRequest(
   res.once('close', () => clientGone.abort());
   const signal = AbortSignal.any([state.closing, clientGone.signal]);
 
-  if (decision.latencyMs > 0) {
-    const waited = await delay(decision.latencyMs, true, { signal }).catch(() => false);
+  const answer = answerApiRequest(ctx, url.pathname, url.searchParams, { forceInvalid: decision.fault === 'invalid' });
+  const remainingMs = decision.latencyMs - (performance.now() - arrived);
+  if (remainingMs > 0) {
+    const waited = await delay(remainingMs, true, { signal }).catch(() => false);
     if (!waited) {
       res.destroy();
       return;
     }
   }
-
-  const answer = answerApiRequest(ctx, url.pathname, url.searchParams, { forceInvalid: decision.fault === 'invalid' });
   if (decision.fault === null) {
     sendText(res, answer.status, answer.contentType, answer.body);
     return;
