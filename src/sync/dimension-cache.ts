@@ -15,14 +15,13 @@ import type { Row } from './extract/types.js';
  * "Identical" is judged as the loader judges dimension rows: by the typed columns, not `raw`.
  */
 export class DimensionCache {
-  private readonly byTable = new Map<WarehouseTableName, Map<string, string>>();
+  private readonly byTable = new Map<WarehouseTableName, Map<unknown, string>>();
 
-  private static content(table: WarehouseTableName, row: Row): { key: string; content: string } {
-    const meta = tableMeta(warehouseTables[table]);
-    return {
-      key: JSON.stringify(meta.keyColumns.map((c) => row[c] ?? null)),
-      content: JSON.stringify(meta.contentColumns.map((c) => row[c] ?? null)),
-    };
+  /** The row's key (the value itself for a one-column key) and its typed content as one string. */
+  private static entry(table: WarehouseTableName, row: Row): [unknown, string] {
+    const { keyColumns, contentColumns } = tableMeta(warehouseTables[table]);
+    const key = keyColumns.length === 1 ? row[keyColumns[0] as string] : JSON.stringify(keyColumns.map((c) => row[c] ?? null));
+    return [key, JSON.stringify(contentColumns.map((c) => row[c] ?? null))];
   }
 
   /** The rows that differ from (or are not among) the committed ones, and how many were left out. */
@@ -30,7 +29,7 @@ export class DimensionCache {
     const seen = this.byTable.get(table);
     if (!seen) return { rows: rows.slice(), known: 0 };
     const out = rows.filter((row) => {
-      const { key, content } = DimensionCache.content(table, row);
+      const [key, content] = DimensionCache.entry(table, row);
       return seen.get(key) !== content;
     });
     return { rows: out, known: rows.length - out.length };
@@ -40,9 +39,6 @@ export class DimensionCache {
   remember(table: WarehouseTableName, rows: readonly Row[]): void {
     let seen = this.byTable.get(table);
     if (!seen) this.byTable.set(table, (seen = new Map()));
-    for (const row of rows) {
-      const { key, content } = DimensionCache.content(table, row);
-      seen.set(key, content);
-    }
+    for (const row of rows) seen.set(...DimensionCache.entry(table, row));
   }
 }
