@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { RunCounters } from '../sync/counters.js';
+import { rowsWritten, type RunCounters } from '../sync/counters.js';
 
 /** What runSync's onProgress reports: requests known so far, requests finished, and the run's counters. */
 export interface ProgressEvent {
@@ -20,13 +20,12 @@ export interface ProgressFigures {
 }
 
 export function progressFigures(p: ProgressEvent, elapsedMs: number): ProgressFigures {
-  const t = p.counters.totals();
   const perSecond = elapsedMs > 0 ? (p.done * 1000) / elapsedMs : 0;
   const left = Math.max(0, p.discovered - p.done);
   return {
     done: p.done,
     total: p.discovered,
-    rowsWritten: t.inserted + t.updated + t.deleted,
+    rowsWritten: rowsWritten(p.counters.tables),
     perSecond,
     etaSeconds: perSecond > 0 ? Math.round(left / perSecond) : null,
   };

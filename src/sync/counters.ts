@@ -21,6 +21,13 @@ export interface ScopeCounts {
   failed: number;
 }
 
+/** Rows a run wrote (inserted, updated or marked deleted) across its tables; unchanged rows are not written. */
+export function rowsWritten(tables: Readonly<Partial<Record<string, TableCounts>>>): number {
+  let n = 0;
+  for (const t of Object.values(tables)) if (t) n += t.inserted + t.updated + t.deleted;
+  return n;
+}
+
 const zero = (): TableCounts => ({ inserted: 0, updated: 0, unchanged: 0, deleted: 0, rejected: 0 });
 
 /** Everything a run counts; mutated only by the run that owns it. */

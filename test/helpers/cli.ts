@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const PITWALL_BIN = fileURLToPath(new URL('../../bin/pitwall.js', import.meta.url));
@@ -10,22 +10,38 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `pitwall <args>` as a real process, the way a user or a scheduler would. */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PITWALL_BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+export interface RunningCli {
+  child: ChildProcess;
+  /** Settles when the process has exited, however it ended; `exitedAt` is performance.now() then. */
+  exited: Promise<CliResult & { exitedAt: number }>;
+}
+
+/**
+ * Starts `pitwall <args>` as a real process and leaves it running, for tests that signal or kill
+ * it. Every process is bounded by `timeoutMs`, whatever the test does: none is left behind.
+ */
+export function startCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): RunningCli {
+  const child = spawn(process.execPath, [PITWALL_BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const exited = new Promise<CliResult & { exitedAt: number }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      resolve({ code, signal, stdout, stderr, exitedAt: performance.now() });
     });
   });
+  return { child, exited };
+}
+
+/** Runs `pitwall <args>` as a real process, the way a user or a scheduler would. */
+export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+  const { code, signal, stdout, stderr } = await startCli(args, env, timeoutMs).exited;
+  return { code, signal, stdout, stderr };
 }

@@ -10,13 +10,9 @@ export interface SyncTarget {
   url: string;
 }
 
-/** One sync against the simulator, configured the way a user would: through loadConfig. */
-export async function syncOnce(
-  db: SyncTarget,
-  sim: RunningSimulator,
-  options: SyncOptions & { env?: Record<string, string>; fetch?: typeof fetch } = {},
-): Promise<RunSummary> {
-  const config = loadConfig(
+/** The configuration tests run pitwall with against the simulator, through loadConfig like a user's. */
+export function testConfig(db: Pick<SyncTarget, 'url'>, sim: RunningSimulator, env: Record<string, string> = {}) {
+  return loadConfig(
     {
       MRP_API_BASE_URL: sim.url,
       MRP_API_KEY: sim.key,
@@ -24,16 +20,20 @@ export async function syncOnce(
       PITWALL_MAX_RPS: '0',
       PITWALL_CONCURRENCY: '4',
       PITWALL_REQUEST_TIMEOUT_MS: '5000',
-      ...options.env,
+      ...env,
     },
     {},
     { require: ['apiKey', 'databaseUrl'] },
   );
-  const { env: _env, fetch: f, ...rest } = options;
-  return runSync({ pool: db.pool, config, logger: createSilentLogger(), ...(f ? { fetch: f } : {}) }, rest);
 }
 
-/** Sum of rows written (inserted + updated + deleted) across tables. */
-export function rowsWritten(s: RunSummary): number {
-  return Object.values(s.tables).reduce((n, t) => n + (t ? t.inserted + t.updated + t.deleted : 0), 0);
+/** One sync against the simulator, configured the way a user would: through loadConfig. */
+export async function syncOnce(
+  db: SyncTarget,
+  sim: RunningSimulator,
+  options: SyncOptions & { env?: Record<string, string>; fetch?: typeof fetch } = {},
+): Promise<RunSummary> {
+  const config = testConfig(db, sim, options.env);
+  const { env: _env, fetch: f, ...rest } = options;
+  return runSync({ pool: db.pool, config, logger: createSilentLogger(), ...(f ? { fetch: f } : {}) }, rest);
 }

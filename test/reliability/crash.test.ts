@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { syncOnce } from '../helpers/sync.js';
 import { fetchTruth } from '../helpers/warehouse.js';
 
 import { checksumDifferences, truthChecksums, warehouseChecksums } from './helpers/checksums.js';
-import { seeded, startCli, until } from './helpers/process.js';
+import { seeded, until } from './helpers/process.js';
 
 /**
  * kill -9 of a real `pitwall sync` process, again and again, at seeded random moments: after a

@@ -1,28 +1,18 @@
-import { loadConfig } from '../../src/config.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import type { TestDatabase } from '../helpers/db.js';
+import { testConfig } from '../helpers/sync.js';
 
 /** The configuration a worker gets in these tests, through loadConfig like a user's. */
 export function workerConfig(db: Pick<TestDatabase, 'url'>, sim: RunningSimulator, env: Record<string, string> = {}) {
-  return loadConfig(
-    {
-      MRP_API_BASE_URL: sim.url,
-      MRP_API_KEY: sim.key,
-      DATABASE_URL: db.url,
-      PITWALL_MAX_RPS: '0',
-      PITWALL_CONCURRENCY: '4',
-      PITWALL_REQUEST_TIMEOUT_MS: '5000',
-      // A started worker must not fire a job on its own mid-test: the default live schedule
-      // (every 5 minutes of the wall clock) would take the job's lock and make a run the test
-      // starts itself come back `skipped`. Tests of the schedules set their own.
-      PITWALL_CRON_LIVE: '0 0 1 1 *',
-      PITWALL_CRON_SEASON: '0 0 1 1 *',
-      PITWALL_CRON_FULL: '0 0 1 1 *',
-      ...env,
-    },
-    {},
-    { require: ['apiKey', 'databaseUrl'] },
-  );
+  return testConfig(db, sim, {
+    // A started worker must not fire a job on its own mid-test: the default live schedule
+    // (every 5 minutes of the wall clock) would take the job's lock and make a run the test
+    // starts itself come back `skipped`. Tests of the schedules set their own.
+    PITWALL_CRON_LIVE: '0 0 1 1 *',
+    PITWALL_CRON_SEASON: '0 0 1 1 *',
+    PITWALL_CRON_FULL: '0 0 1 1 *',
+    ...env,
+  });
 }
 
 /** The simulator's today at noon UTC: the clock a worker reads "today" and "this year" from. */

@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runSync } from '../../src/sync/run.js';
+import { startCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { diffAgainstTruth } from '../helpers/warehouse.js';
 
 import { workerConfig } from './helpers.js';
-import { startCli, waitForCount } from './process.js';
+import { waitForCount } from './process.js';
 import { inconsistentScopes } from './scope-consistency.js';
 
 const TIMEOUT_MS = 3_000;

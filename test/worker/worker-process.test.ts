@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { startCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
-import { startCli, waitForCount } from './process.js';
+import { waitForCount } from './process.js';
 import { inconsistentScopes } from './scope-consistency.js';
 
 describe('pitwall worker as a process', () => {

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, numeric, pgSchema, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, pgSchema, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+import { standingColumns } from './mrp.js';
 
 /**
  * Schema `analytics`: what analysts query. Its views are SQL in migrations/ (drizzle-kit does not
@@ -18,17 +20,7 @@ export const pointStandingsHistory = analytics.table(
   'point_standings_history',
   {
     history_id: bigint('history_id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    schedule_id: integer('schedule_id').notNull(),
-    class_id: integer('class_id').notNull(),
-    driver_id: integer('driver_id').notNull(),
-    position: integer('position'),
-    car_number: text('car_number'),
-    point_total: numeric('point_total'),
-    wins: integer('wins'),
-    top5: integer('top5'),
-    top10: integer('top10'),
-    features: integer('features'),
-    points_as_of: timestamp('points_as_of', { mode: 'string' }),
+    ...standingColumns(),
     valid_from: timestamp('valid_from', { withTimezone: true }).notNull(),
     valid_to: timestamp('valid_to', { withTimezone: true }),
     // Derived, so it can never disagree with valid_to.

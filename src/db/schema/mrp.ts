@@ -245,20 +245,28 @@ export const pointClasses = mrp.table(
   (t) => [primaryKey({ columns: [t.schedule_id, t.class_id] })],
 );
 
+/**
+ * A standings row's key and content: mrp.point_standings holds the current ones, and
+ * analytics.point_standings_history every version of them, so the two declare them once.
+ */
+export const standingColumns = () => ({
+  schedule_id: integer('schedule_id').notNull(),
+  class_id: integer('class_id').notNull(),
+  driver_id: integer('driver_id').notNull(),
+  position: integer('position'),
+  car_number: text('car_number'),
+  point_total: numeric('point_total'),
+  wins: integer('wins'),
+  top5: integer('top5'),
+  top10: integer('top10'),
+  features: integer('features'),
+  points_as_of: eventDate('points_as_of'),
+});
+
 export const pointStandings = mrp.table(
   'point_standings',
   {
-    schedule_id: integer('schedule_id').notNull(),
-    class_id: integer('class_id').notNull(),
-    driver_id: integer('driver_id').notNull(),
-    position: integer('position'),
-    car_number: text('car_number'),
-    point_total: numeric('point_total'),
-    wins: integer('wins'),
-    top5: integer('top5'),
-    top10: integer('top10'),
-    features: integer('features'),
-    points_as_of: eventDate('points_as_of'),
+    ...standingColumns(),
     ...bookkeeping(),
   },
   (t) => [

@@ -1,34 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-
-import { PITWALL_BIN, type CliResult } from '../../helpers/cli.js';
-
-export interface RunningCli {
-  child: ChildProcess;
-  /** Settles when the process has exited, however it ended. */
-  exited: Promise<CliResult>;
-}
-
-/** Starts `pitwall <args>` as a real process and leaves it running, for tests that kill it. */
-export function startCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): RunningCli {
-  const child = spawn(process.execPath, [PITWALL_BIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  // A bound on every process, whatever the test does: never leave one behind.
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const exited = new Promise<CliResult>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-  return { child, exited };
-}
+import type { RunningCli } from '../../helpers/cli.js';
 
 /** Resolves once `ready()` holds (polled every few ms), or false once the process has exited. */
 export async function until(ready: () => boolean, cli: RunningCli): Promise<boolean> {
