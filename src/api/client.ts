@@ -12,7 +12,20 @@ import { envelope, isRequestValid } from './schemas/envelope.js';
 export type ApiResult =
   | { kind: 'ok'; body: Record<string, unknown>; repaired: boolean; attempts: number; bytes: number }
   /** The upstream answered but refused the request (RequestValid not 1); retrying will not help. */
-  | { kind: 'invalid'; body: Record<string, unknown>; reason: string; attempts: number };
+  | { kind: 'invalid'; body: Record<string, unknown>; reason: string; attempts: number }
+  /** The caller's `known` recognised the body, which was therefore not decoded or parsed. */
+  | { kind: 'known'; attempts: number; bytes: number };
+
+/** Per request: the caller's signal, and a test that lets an already-known body go unparsed. */
+export interface GetOptions {
+  signal?: AbortSignal;
+  /**
+   * Called with each 2xx body's bytes before they are decoded and parsed; true makes the request
+   * end as `{ kind: 'known' }` without either. For bodies the caller has seen before: the bytes
+   * are whatever the upstream sent, so only a match with a good earlier body is safe.
+   */
+  known?: (body: Uint8Array) => boolean;
+}
 
 /** `params` is the canonical, key-free query string (what pitwall stores as a scope's params). */
 export interface RequestEvent {
@@ -61,11 +74,17 @@ export interface ApiClientOptions {
   /** Failed requests in a row after which the client stops calling the upstream. Default 20. */
   consecutiveFailureLimit?: number;
   observer?: ApiObserver;
+  /**
+   * Runs the network part of each attempt (the rate limit, the request and reading the body):
+   * the caller's bound on requests in flight. Decoding and parsing run after it has returned,
+   * so a slot is never held by CPU work. Runs it directly when absent.
+   */
+  slot?: <T>(send: () => Promise<T>) => Promise<T>;
 }
 
 export interface ApiClient {
   /** GETs `path` (e.g. `/v2/schedules/`) once, retrying transient faults. */
-  get(path: string, params: QueryParams, options?: { signal?: AbortSignal }): Promise<ApiResult>;
+  get(path: string, params: QueryParams, options?: GetOptions): Promise<ApiResult>;
   /** Requests that have failed in a row, each after all its retries. */
   readonly consecutiveFailures: number;
 }
@@ -119,6 +138,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const { logger, observer, apiKey } = options;
   const secrets = [apiKey];
   const limiter = createRateLimiter(options.maxRps, { now, sleep });
+  const slot = options.slot ?? ((send) => send());
 
   let consecutiveFailures = 0;
   let lastFailure: ApiError | undefined;
@@ -127,8 +147,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     url: string,
     shownUrl: string,
     event: Omit<RequestEvent, 'status' | 'durationMs'>,
-    callerSignal: AbortSignal | undefined,
+    { signal: callerSignal, known }: GetOptions,
   ): Promise<AttemptOutcome> {
+    const received = await slot(async () => {
+      await limiter.acquire(callerSignal);
+      return send(url, shownUrl, event, callerSignal);
+    });
+    return 'bytes' in received ? interpret(received.bytes, shownUrl, event.attempt, known) : received;
+  }
+
+  /** One request and its body's bytes, or the failure. */
+  async function send(
+    url: string,
+    shownUrl: string,
+    event: Omit<RequestEvent, 'status' | 'durationMs'>,
+    callerSignal: AbortSignal | undefined,
+  ): Promise<{ bytes: Uint8Array } | { failure: Failure }> {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
     const started = performance.now();
@@ -160,11 +194,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     } finally {
       observer?.onRequest?.({ ...event, status, durationMs: performance.now() - started });
     }
-    return interpret(bytes, shownUrl, event.attempt);
+    return { bytes };
   }
 
   /** Turns a 2xx body into a result. */
-  function interpret(bytes: Uint8Array, shownUrl: string, attempts: number): AttemptOutcome {
+  function interpret(bytes: Uint8Array, shownUrl: string, attempts: number, known: GetOptions['known']): AttemptOutcome {
+    if (known?.(bytes)) return { result: { kind: 'known', attempts, bytes: bytes.byteLength } };
     const text = new TextDecoder().decode(bytes);
     let parsed: ParsedBody;
     try {
@@ -235,8 +270,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   async function get(
     path: string,
     params: QueryParams,
-    { signal }: { signal?: AbortSignal } = {},
+    getOptions: GetOptions = {},
   ): Promise<ApiResult> {
+    const { signal } = getOptions;
     if (consecutiveFailures >= failureLimit) {
       throw new UpstreamDownError(consecutiveFailures, { cause: lastFailure });
     }
@@ -247,8 +283,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let waitedMs = 0;
     for (let attemptNo = 1; ; attemptNo += 1) {
       signal?.throwIfAborted();
-      await limiter.acquire(signal);
-      const outcome = await attempt(url, shownUrl, { path, params: query, attempt: attemptNo }, signal);
+      const outcome = await attempt(url, shownUrl, { path, params: query, attempt: attemptNo }, getOptions);
       if ('rejected' in outcome) {
         // The upstream is up and would serve the same cached body again: report it, do not retry.
         consecutiveFailures = 0;

@@ -11,9 +11,9 @@ import { RunCounters } from './counters.js';
 import type { DimensionCache } from './dimension-cache.js';
 import { childrenOf, DIMENSION_TABLES, LOAD_ORDER, type Endpoint, type Params } from './endpoints.js';
 import type { Extracted, Seed } from './extract/types.js';
-import { responseHash } from './hash.js';
+import { scopeHash, textDigest, type TextDigest } from './hash.js';
 import { insertRejects } from './sql/rejects.js';
-import { recordScopeSuccess, scopeKey, touchScope } from './sql/sync-state.js';
+import { recordScopeSuccess, scopeKey, type ScopeTouches } from './sql/sync-state.js';
 
 export interface ProcessContext {
   pool: pg.Pool;
@@ -21,6 +21,8 @@ export interface ProcessContext {
   counters: RunCounters;
   /** Last good response hash per scope, loaded at the start of the run and kept current. */
   hashes: Map<string, string>;
+  /** Where unchanged scopes are recorded, in batches. */
+  touches: ScopeTouches;
   logger: Logger;
   signal?: AbortSignal;
   /** Dimension rows this run has committed (see DimensionCache); without it every one is sent. */
@@ -44,10 +46,11 @@ export async function processResponse(
   params: Params,
   query: string,
   body: Record<string, unknown>,
+  digest: TextDigest | null = null,
 ): Promise<Seed[]> {
   const items = body[ep.arrayKey];
   if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
-  const hash = responseHash(body);
+  const hash = scopeHash(digest, body);
   const key = scopeKey(ep.name, query);
 
   // An unchanged response is not extracted unless its children need its seeds: validating and
@@ -55,8 +58,7 @@ export async function processResponse(
   // responses. So the tables' `unchanged` counts only rows of loaded responses that the loader
   // found identical; responses skipped whole are counted in `scopes.unchanged`.
   if (ctx.hashes.get(key) === hash) {
-    ctx.counters.scopes.unchanged += 1;
-    await touchScope(ctx.pool, ep.name, query, ctx.runId);
+    await recordUnchanged(ctx, ep, query, hash);
     return childrenOf(ep.name).length > 0 ? ep.extract(items, params, body).seeds : [];
   }
 
@@ -76,6 +78,38 @@ export async function processResponse(
   ctx.counters.scopes.loaded += 1;
   ctx.hashes.set(key, hash);
   return extracted.seeds;
+}
+
+/**
+ * The `known` test for a request of this scope (see ApiClient.get), and the text digest of the
+ * body it was last given, for processResponse. A body whose text digest equals the scope's
+ * recorded hash holds the data already loaded; an endpoint without children then needs nothing
+ * from it, and it is not even parsed. A parent's body is, for the seeds its children fan out from.
+ */
+export function knownBodyTest(
+  ctx: ProcessContext,
+  ep: Endpoint,
+  query: string,
+): { known: (body: Uint8Array) => boolean; digest: () => TextDigest | null } {
+  const recorded = ctx.hashes.get(scopeKey(ep.name, query));
+  const leaf = childrenOf(ep.name).length === 0;
+  let last: TextDigest | null = null;
+  return {
+    known: (body) => {
+      last = textDigest(body);
+      return leaf && recorded !== undefined && last?.digest === recorded;
+    },
+    digest: () => last,
+  };
+}
+
+/**
+ * A response identical to the scope's last: counted, and its scope recorded as checked (in a
+ * batch). Both the parsed path and the client's `kind: 'known'` (whose digest is `hash`) end here.
+ */
+export async function recordUnchanged(ctx: ProcessContext, ep: Endpoint, query: string, hash: string): Promise<void> {
+  ctx.counters.scopes.unchanged += 1;
+  await ctx.touches.add(ep.name, query, hash);
 }
 
 /**

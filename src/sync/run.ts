@@ -16,11 +16,11 @@ import type { Endpoint, Params } from './endpoints.js';
 import type { Seed } from './extract/types.js';
 import { jobPhases, type JobName, type JobPhase } from './jobs.js';
 import type { SyncObserver } from './observer.js';
-import { EnvelopeError, processResponse, type ProcessContext } from './process-response.js';
+import { EnvelopeError, knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
 import { tryJobLock, type JobLock } from './sql/job-lock.js';
 import { insertBodyReject } from './sql/rejects.js';
 import { finishRun, insertRun, markAbandoned, type RunStatus } from './sql/sync-runs.js';
-import { loadResponseHashes, recordScopeFailure } from './sql/sync-state.js';
+import { loadResponseHashes, recordScopeFailure, ScopeTouches } from './sql/sync-state.js';
 import { walk, type WalkPlan } from './walk.js';
 
 export interface RunSummary {
@@ -141,6 +141,11 @@ async function execute(
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   const stopping = AbortSignal.any([options.drain, options.signal].filter((s): s is AbortSignal => s !== undefined));
   const halt = AbortSignal.any([stopping, stop.signal]);
+  // PITWALL_CONCURRENCY bounds the requests in flight upstream, and only them: the client holds
+  // a slot while a request is out and its body is read, and a visit parses and loads the
+  // response after giving it back, so the next requests are already out while it does, and the
+  // run is bound by the upstream rather than by itself.
+  const upstream = pLimit(deps.config.concurrency);
   const api = createApiClient({
     baseUrl: deps.config.apiBaseUrl,
     apiKey: deps.config.apiKey,
@@ -151,6 +156,12 @@ async function execute(
     backoff: { baseMs: deps.config.retryBaseMs, capMs: DEFAULT_BACKOFF.capMs },
     consecutiveFailureLimit: deps.config.maxConsecutiveFailures,
     logger,
+    // A visit that waited for a slot through a drain starts no request, as the walk starts no visit.
+    slot: (send) =>
+      upstream(() => {
+        halt.throwIfAborted();
+        return send();
+      }),
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     // The client sleeps before a retry and for the rate limit; a drain ends those waits, so no
     // new attempt starts after it.
@@ -171,14 +182,11 @@ async function execute(
     runId,
     counters,
     hashes: await loadResponseHashes(deps.pool),
+    touches: new ScopeTouches(deps.pool, runId),
     dimensions: new DimensionCache(),
     logger,
     signal,
   };
-  // PITWALL_CONCURRENCY bounds the requests in flight upstream, and only them: a visit loads its
-  // response into the database after its request has left this limiter, so the next requests are
-  // already out while it does, and the run is bound by the upstream rather than by itself.
-  const upstream = pLimit(deps.config.concurrency);
   let discovered = 0;
   let done = 0;
   const progress = () => options.onProgress?.({ discovered, done, counters });
@@ -187,11 +195,13 @@ async function execute(
     const query = canonicalQuery(params);
     const scopeLog = logger.child({ endpoint: ep.name });
     try {
-      const res = await upstream(() => {
-        // A visit that waited here through a drain starts no request, as the walk starts no visit.
-        halt.throwIfAborted();
-        return api.get(ep.path, params, { signal });
-      });
+      const body = knownBodyTest(ctx, ep, query);
+      const res = await api.get(ep.path, params, { signal, known: body.known });
+      if (res.kind === 'known') {
+        // The client said known only on a digest equal to the recorded hash.
+        await recordUnchanged(ctx, ep, query, body.digest()!.digest);
+        return [];
+      }
       if (res.kind === 'invalid') {
         counters.scopes.invalid += 1;
         await recordScopeFailure(deps.pool, { endpoint: ep.name, params: query, status: 'invalid', error: res.reason, runId });
@@ -199,7 +209,7 @@ async function execute(
         return [];
       }
       if (res.repaired) counters.repairedBodies += 1;
-      return await processResponse(ctx, ep, params, query, res.body);
+      return await processResponse(ctx, ep, params, query, res.body, body.digest());
     } catch (err) {
       // Stopped (drained, aborted, or another branch failed): not this scope's fault; record nothing.
       if (halt.aborted) throw err;
@@ -257,6 +267,8 @@ async function execute(
         },
       });
       cutShort += result.cutShort;
+      // The next phase may plan from sync_state (the live job's stale events do).
+      await ctx.touches.flush();
     }
     // Success needs the lock to have been held throughout: wait out a retake after a dropped
     // lock connection, and fail if it was lost (a loss while no visit was in flight throws only here).
@@ -273,6 +285,8 @@ async function execute(
     status = stopping.aborted ? 'interrupted' : 'failed';
     error = err instanceof Error ? err.message : String(err);
     logger.error({ err: error }, status === 'interrupted' ? 'run interrupted' : 'run failed');
+    // The scopes found unchanged before the end were checked all the same.
+    await ctx.touches.flush().catch((err: unknown) => logger.warn({ err: String(err) }, 'could not record unchanged scopes'));
   }
   const summary = buildSummary(runId, job, status, started, counters, error);
   await finishRun(deps.pool, runId, status, counters.totals(), summary, error ?? null);

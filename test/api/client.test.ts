@@ -221,3 +221,41 @@ describe('api client: abort and upstream down', () => {
     await expect(client.get('/v2/a/', {})).rejects.toBeInstanceOf(ApiError);
   });
 });
+
+describe('api client: known bodies and request slots', () => {
+  it('ends as kind known, unparsed, when the caller recognises the body', async () => {
+    // Not JSON at all: had the client parsed it, the request would have failed.
+    const { url, seen } = await scripted(json('same text as before'));
+    const texts: string[] = [];
+    const known = (body: Uint8Array) => (texts.push(Buffer.from(body).toString()), true);
+    const result = await clientFor(url).client.get('/v2/schedules/', {}, { known });
+    expect(result).toEqual({ kind: 'known', attempts: 1, bytes: 'same text as before'.length });
+    expect(texts).toEqual(['same text as before']);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('parses as usual when the caller does not recognise the body', async () => {
+    const { url } = await scripted(json(OK));
+    const result = await clientFor(url).client.get('/v2/schedules/', {}, { known: () => false });
+    expect(result).toMatchObject({ kind: 'ok', body: OK });
+  });
+
+  it('holds a slot for each attempt while it is on the network, and parses after giving it back', async () => {
+    const { url } = await scripted(json({}, 503), json(OK));
+    const events: string[] = [];
+    const { client } = clientFor(url, {
+      slot: async (send) => {
+        events.push('slot taken');
+        try {
+          return await send();
+        } finally {
+          events.push('slot given back');
+        }
+      },
+    });
+    const result = await client.get('/v2/schedules/', {}, { known: () => (events.push('body read'), false) });
+    expect(result).toMatchObject({ kind: 'ok', body: OK, attempts: 2 });
+    // The 503 and the 200 each took and gave back a slot; the body was looked at outside it.
+    expect(events).toEqual(['slot taken', 'slot given back', 'slot taken', 'slot given back', 'body read']);
+  });
+});

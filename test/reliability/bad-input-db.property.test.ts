@@ -10,6 +10,7 @@ import { RunCounters } from '../../src/sync/counters.js';
 import { ENDPOINTS } from '../../src/sync/endpoints.js';
 import { processResponse, type ProcessContext } from '../../src/sync/process-response.js';
 import { insertRun } from '../../src/sync/sql/sync-runs.js';
+import { ScopeTouches } from '../../src/sync/sql/sync-state.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 import { LEVELS, longName, unstorableString, validObject } from './helpers/items.js';
@@ -28,7 +29,7 @@ let ctx: ProcessContext;
 beforeAll(async () => {
   db = await createTestDatabase();
   const runId = await insertRun(db.pool, 'full', 'manual', 'running');
-  ctx = { pool: db.pool, runId, counters: new RunCounters(), hashes: new Map(), logger: createSilentLogger() };
+  ctx = { pool: db.pool, runId, counters: new RunCounters(), hashes: new Map(), touches: new ScopeTouches(db.pool, runId), logger: createSilentLogger() };
 });
 afterAll(() => db?.drop());
 

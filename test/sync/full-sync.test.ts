@@ -41,5 +41,15 @@ describe.each(CASES)('a full sync at %s scale on %s', (scale, backend) => {
     expect(second.scopes.loaded).toBe(0);
     expect(Object.values(sim.requests().byPath).every((n) => n === 1)).toBe(true);
     expect(await diffAgainstTruth(db.pool, sim.url)).toEqual({});
+    // Every scope was checked in this run (its unchanged-scope record written in a batch), and
+    // carries the digest of its body text, by which the next run recognises it unparsed.
+    const { rows } = await db.pool.query<{ scopes: number; this_run: number; text_digests: number }>(
+      `SELECT count(*)::int AS scopes, count(*) FILTER (WHERE last_run_id = $1)::int AS this_run,
+              count(*) FILTER (WHERE response_hash LIKE 't:%')::int AS text_digests
+         FROM pitwall.sync_state`,
+      [second.runId],
+    );
+    expect(rows[0]).toEqual({ scopes: second.requests, this_run: second.requests, text_digests: second.requests });
+    expect(second.scopes.unchanged).toBe(second.requests);
   });
 });

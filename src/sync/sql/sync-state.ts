@@ -39,16 +39,43 @@ export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSu
 }
 
 /**
- * A scope whose response was identical to the last one: only the attempt and success times
- * move. Kept separate from the data path because nothing else is written.
+ * Scopes whose response was identical to the last one, recorded in batches: only the attempt
+ * and success times move (and the hash, when it was recorded in its other form). One statement
+ * per scope meant a round trip and a commit for each of the thousands of scopes a sync that
+ * finds nothing new goes through. A batch is written when it is full, at the end of each phase
+ * and when the run ends. A run that dies loses its unwritten touches and nothing else: those
+ * scopes keep their older times, so the next run finds them no fresher than they were and
+ * checks them again.
  */
-export async function touchScope(db: pg.Pool, endpoint: string, params: string, runId: number): Promise<void> {
-  await queryWithRetry(
-    db,
-    `UPDATE pitwall.sync_state SET last_attempt_at = now(), last_success_at = now(), last_run_id = $3
-      WHERE endpoint = $1 AND params = $2`,
-    [endpoint, params, runId],
-  );
+export class ScopeTouches {
+  private pending: Array<{ endpoint: string; params: string; hash: string }> = [];
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly runId: number,
+    private readonly batchSize = 200,
+  ) {}
+
+  /** Records one unchanged scope; writes the batch when it is full. */
+  async add(endpoint: string, params: string, hash: string): Promise<void> {
+    this.pending.push({ endpoint, params, hash });
+    if (this.pending.length >= this.batchSize) await this.flush();
+  }
+
+  /** Writes what is pending. */
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    await queryWithRetry(
+      this.pool,
+      `UPDATE pitwall.sync_state AS s
+          SET last_attempt_at = now(), last_success_at = now(), last_run_id = $4, response_hash = u.hash
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS u(endpoint, params, hash)
+        WHERE s.endpoint = u.endpoint AND s.params = u.params`,
+      [batch.map((t) => t.endpoint), batch.map((t) => t.params), batch.map((t) => t.hash), this.runId],
+    );
+  }
 }
 
 /**

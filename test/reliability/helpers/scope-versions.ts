@@ -8,7 +8,7 @@ import { warehouseTables } from '../../../src/db/schema/mrp.js';
 import type { RunningSimulator } from '../../../src/simulator/server.js';
 import { ENDPOINTS, type Endpoint } from '../../../src/sync/endpoints.js';
 import type { Row, Scope } from '../../../src/sync/extract/types.js';
-import { responseHash } from '../../../src/sync/hash.js';
+import { scopeHash, textDigest } from '../../../src/sync/hash.js';
 import { scopeKey } from '../../../src/sync/sql/sync-state.js';
 
 /**
@@ -36,7 +36,7 @@ export async function captureVersions(pool: pg.Pool, sim: RunningSimulator, vers
     const body = parseBody(text).value as Record<string, unknown>;
     const key = scopeKey(endpoint, params);
     const list = versions.get(key) ?? [];
-    const hash = responseHash(body);
+    const hash = scopeHash(textDigest(Buffer.from(text)), body);
     if (!list.some((v) => v.hash === hash)) list.push({ hash, body });
     versions.set(key, list);
   }
