@@ -1,11 +1,17 @@
+import { availableParallelism } from 'node:os';
+
+import pLimit from 'p-limit';
+
 import { loadConfig } from '../src/config.js';
 import { createPool } from '../src/db/pool.js';
 import { createSilentLogger } from '../src/log.js';
 import { createWorld } from '../src/simulator/world/index.js';
 import type { Scale } from '../src/simulator/world/types.js';
-import { runSync, type RunSummary } from '../src/sync/run.js';
+import { rowsWritten } from '../src/sync/counters.js';
+import { runSync } from '../src/sync/run.js';
 
 import { startSimulatorProcess, type SimulatorProcess } from './lib/child.js';
+import { cpuSplit, type CpuSplit } from './lib/cpu.js';
 import { createBenchDatabase } from './lib/database.js';
 import { minimumRequests } from './lib/min-requests.js';
 import { BENCH_SEED } from './lib/result-rows.js';
@@ -24,6 +30,10 @@ export interface E2eFigures {
   wallToFloor: number;
   status: string;
   resultRows: number;
+  /** CPU time of the sync, the simulator and PostgreSQL (null: not readable here) over the sync. */
+  cpuMs: CpuSplit;
+  /** That CPU time spread over every core: no schedule of the same work finishes sooner here. */
+  cpuBoundMs: number | null;
 }
 
 export interface NoopFigures {
@@ -33,6 +43,14 @@ export interface NoopFigures {
   floorMs: number;
   wallToFloor: number;
   status: string;
+  cpuMs: CpuSplit;
+  cpuBoundMs: number | null;
+  /**
+   * The same requests by a bare fetch loop with the same concurrency that only reads the bodies:
+   * what the HTTP stack and the simulator alone take, pitwall's own work left out.
+   */
+  bareFetchWallMs: number;
+  bareFetchToFloor: number;
 }
 
 interface RequestLog {
@@ -46,8 +64,31 @@ async function simulatorRequests(sim: SimulatorProcess, reset: boolean): Promise
   return log;
 }
 
-const rowsWritten = (s: RunSummary): number =>
-  Object.values(s.tables).reduce((n, t) => n + (t ? t.inserted + t.updated + t.deleted : 0), 0);
+/** The CPU time of all three spread over every core of the machine; null when a part is unknown. */
+function cpuBound(cpu: CpuSplit): number | null {
+  if (cpu.simulator === null || cpu.postgres === null) return null;
+  return Math.round((cpu.pitwall + cpu.simulator + cpu.postgres) / availableParallelism());
+}
+
+/** Requests every path+query of `paths` (from a request log) with `concurrency` in flight, reading each body. */
+async function bareFetch(sim: SimulatorProcess, paths: string[], concurrency: number): Promise<number> {
+  const limit = pLimit(concurrency);
+  const started = performance.now();
+  await Promise.all(
+    paths.map((p) =>
+      limit(async () => {
+        const url = new URL(p, sim.url);
+        url.searchParams.set('key', sim.key);
+        const res = await fetch(url);
+        await res.arrayBuffer();
+      }),
+    ),
+  );
+  const wallMs = Math.round(performance.now() - started);
+  await simulatorRequests(sim, true);
+  return wallMs;
+}
+
 
 /**
  * Two full syncs of one world, as `pitwall sync` runs them (loadConfig, a pool of concurrency +
@@ -80,16 +121,19 @@ export async function benchEndToEnd(
       { require: ['apiKey', 'databaseUrl'] },
     );
     const sync = async () => {
+      const cpu = cpuSplit(sim.pid);
       const started = performance.now();
       const summary = await runSync({ pool, config, logger: createSilentLogger() });
       const wallMs = Math.round(performance.now() - started);
+      const cpuMs = cpu();
       const log = await simulatorRequests(sim, true);
       const floorMs = Math.round((summary.requests * opts.latencyMs) / opts.concurrency);
-      return { summary, wallMs, floorMs, log };
+      return { summary, wallMs, floorMs, log, cpuMs, cpuBoundMs: cpuBound(cpuMs) };
     };
 
     const first = await sync();
     const second = await sync();
+    const bareFetchWallMs = await bareFetch(sim, Object.keys(second.log.byPath), opts.concurrency);
     return {
       e2e: {
         scale: opts.scale,
@@ -103,14 +147,20 @@ export async function benchEndToEnd(
         wallToFloor: ratio(first.wallMs, first.floorMs),
         status: first.summary.status,
         resultRows: first.summary.tables.results?.inserted ?? 0,
+        cpuMs: first.cpuMs,
+        cpuBoundMs: first.cpuBoundMs,
       },
       noop: {
-        rowsWritten: rowsWritten(second.summary),
+        rowsWritten: rowsWritten(second.summary.tables),
         requests: second.summary.requests,
         wallMs: second.wallMs,
         floorMs: second.floorMs,
         wallToFloor: ratio(second.wallMs, second.floorMs),
         status: second.summary.status,
+        cpuMs: second.cpuMs,
+        cpuBoundMs: second.cpuBoundMs,
+        bareFetchWallMs,
+        bareFetchToFloor: ratio(bareFetchWallMs, second.floorMs),
       },
     };
   } finally {

@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 import type { Scale } from '../src/simulator/world/types.js';
 
@@ -15,22 +16,79 @@ export interface MemoryFigures {
   status: string;
   peakRssMb: number;
   wallMs: number;
-  /** `dist` when bin/pitwall.js ran the built JavaScript, `tsx` when it compiled the sources itself. */
+  /** `dist`: the compiled JavaScript, as the production image runs it; `tsx`: the sources compiled on load. */
   runtime: 'dist' | 'tsx';
+  /** NODE_OPTIONS the sync ran with: the production image's (its Dockerfile's), for `dist`. */
+  nodeOptions: string;
   concurrency: number;
+  /** The same sync by plain `node`, without the image's NODE_OPTIONS (when it sets any). */
+  withoutNodeOptions?: { peakRssMb: number; wallMs: number };
+}
+
+/** Where the benchmark compiles the CLI to; under the git-ignored .pitwall/, beside node_modules. */
+const BENCH_DIST = join(ROOT, '.pitwall/bench-dist');
+
+/**
+ * The NODE_OPTIONS the production image sets (`ENV ... NODE_OPTIONS=...` in the Dockerfile), so
+ * that the compiled worker is measured with the V8 settings it is deployed with; '' when none.
+ */
+function imageNodeOptions(): string {
+  const dockerfile = join(ROOT, 'Dockerfile');
+  if (!existsSync(dockerfile)) return '';
+  const m = /\bNODE_OPTIONS=(?:"([^"]*)"|([^\s\\]+))/.exec(readFileSync(dockerfile, 'utf8'));
+  return m ? (m[1] ?? m[2] ?? '') : '';
 }
 
 /**
- * Peak resident memory of `pitwall sync` (the real CLI, bin/pitwall.js) doing a full sync of a
- * world into an empty database, with the simulator in another process so that only the sync's
- * own memory is counted. The peak is the kernel's high-water mark for the process (VmHWM),
- * read until the process exits.
+ * The command line that runs `pitwall sync --json`: with `dist`, the sources compiled with
+ * tsconfig.build.json and loaded as bin/pitwall.js loads dist/ in the production image (not into
+ * dist/ itself, which would change what bin/pitwall.js runs for everyone else); with `tsx`,
+ * bin/pitwall.js as a fresh clone runs it.
  */
-export async function benchMemory(server: string, opts: { scale: Scale; concurrency: number }): Promise<MemoryFigures> {
+function syncCommand(runtime: 'dist' | 'tsx'): string[] {
+  if (runtime === 'tsx') return [join(ROOT, 'bin/pitwall.js'), 'sync', '--json'];
+  rmSync(BENCH_DIST, { recursive: true, force: true });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', BENCH_DIST], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  const cli = pathToFileURL(join(BENCH_DIST, 'cli.js')).href;
+  return ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(cli)}); await main(['sync', '--json']);`];
+}
+
+/**
+ * Peak resident memory of `pitwall sync` doing a full sync of a world into an empty database,
+ * with the simulator in another process so that only the sync's own memory is counted. The
+ * peak is the kernel's high-water mark for the process (VmHWM), read until the process exits.
+ * With `dist`, the sync runs with the production image's NODE_OPTIONS and, when it has any,
+ * once more without them, so the table shows what they are worth.
+ */
+export async function benchMemory(
+  server: string,
+  opts: { scale: Scale; concurrency: number; runtime: 'dist' | 'tsx' },
+): Promise<MemoryFigures> {
+  const command = syncCommand(opts.runtime);
+  try {
+    const nodeOptions = opts.runtime === 'dist' ? imageNodeOptions() : '';
+    const figures = await syncOnce(server, command, opts, nodeOptions);
+    if (!nodeOptions) return figures;
+    const plain = await syncOnce(server, command, opts, '');
+    return { ...figures, withoutNodeOptions: { peakRssMb: plain.peakRssMb, wallMs: plain.wallMs } };
+  } finally {
+    rmSync(BENCH_DIST, { recursive: true, force: true });
+  }
+}
+
+async function syncOnce(
+  server: string,
+  command: string[],
+  opts: { scale: Scale; concurrency: number; runtime: 'dist' | 'tsx' },
+  nodeOptions: string,
+): Promise<MemoryFigures> {
   const [db, sim] = await Promise.all([createBenchDatabase(server, 'memory', 1), startSimulatorProcess(opts.scale, BENCH_SEED, 0)]);
   try {
     const started = performance.now();
-    const child = spawn(process.execPath, [join(ROOT, 'bin/pitwall.js'), 'sync', '--json'], {
+    const child = spawn(process.execPath, command, {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',
@@ -41,6 +99,7 @@ export async function benchMemory(server: string, opts: { scale: Scale; concurre
         PITWALL_MAX_RPS: '0',
         PITWALL_CONCURRENCY: String(opts.concurrency),
         PITWALL_LOG_LEVEL: 'warn',
+        ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -68,7 +127,9 @@ export async function benchMemory(server: string, opts: { scale: Scale; concurre
       status: summary.status ?? 'unknown',
       peakRssMb: Math.round(peak / 1048576),
       wallMs,
-      runtime: existsSync(join(ROOT, 'dist/cli.js')) ? 'dist' : 'tsx',
+      // bin/pitwall.js itself prefers a dist/ when there is one.
+      runtime: opts.runtime === 'tsx' && !existsSync(join(ROOT, 'dist/cli.js')) ? 'tsx' : 'dist',
+      nodeOptions,
       concurrency: opts.concurrency,
     };
   } finally {

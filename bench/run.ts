@@ -15,8 +15,8 @@ import { parseArgs } from 'node:util';
 import { createPool } from '../src/db/pool.js';
 import type { Scale } from '../src/simulator/world/types.js';
 
-import { benchEndToEnd } from './e2e.js';
-import { ROOT } from './lib/child.js';
+import type { benchEndToEnd } from './e2e.js';
+import { ROOT, runBenchChild } from './lib/child.js';
 import { serverUrl } from './lib/database.js';
 import { judge, renderReport, type BenchResults } from './lib/report.js';
 import { resultRows, worldFor } from './lib/result-rows.js';
@@ -72,13 +72,21 @@ if (only.has('loader')) {
   sections.loader = await benchLoader(server, rows, { repetitions: sizes.repetitions, naiveRows: sizes.naiveRows });
 }
 if (only.has('e2e')) {
-  log(`e2e: two full syncs of the ${sizes.e2eScale} world...`);
-  const { e2e, noop } = await benchEndToEnd(server, { scale: sizes.e2eScale, latencyMs: LATENCY_MS, concurrency: CONCURRENCY });
+  log(`e2e: two full syncs of the ${sizes.e2eScale} world in a child process...`);
+  const { e2e, noop } = await runBenchChild<Awaited<ReturnType<typeof benchEndToEnd>>>('bench/lib/e2e-process.ts', [
+    server,
+    sizes.e2eScale,
+    String(LATENCY_MS),
+    String(CONCURRENCY),
+  ]);
   Object.assign(sections, { e2e, noop });
 }
 if (only.has('memory')) {
-  log(`memory: pitwall sync of the ${sizes.memoryScale} world in a child process...`);
-  sections.memory = await benchMemory(server, { scale: sizes.memoryScale, concurrency: CONCURRENCY });
+  log(`memory: pitwall sync of the ${sizes.memoryScale} world in a child process${values.quick ? '' : ' (compiling it first)'}...`);
+  // The full run measures the compiled worker, as the production image runs it; --quick skips the
+  // compile and runs bin/pitwall.js as it is.
+  const runtime = values.quick ? 'tsx' : 'dist';
+  sections.memory = await benchMemory(server, { scale: sizes.memoryScale, concurrency: CONCURRENCY, runtime });
 }
 
 const results: BenchResults = {

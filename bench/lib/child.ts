@@ -55,3 +55,20 @@ export function peakRssBytes(pid: number): number | null {
     return null;
   }
 }
+
+/**
+ * Runs a bench entry file in a fresh process and returns the JSON it prints on stdout. Each
+ * measured section gets a process of its own, as `pitwall sync` does: a heap grown by an earlier
+ * section (the loader's 200,000 rows) would otherwise slow the collector in the next one.
+ */
+export async function runBenchChild<T>(entry: string, args: string[]): Promise<T> {
+  const child = spawn(process.execPath, [RUN_TS, entry, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (c) => resolve(c));
+  });
+  if (code !== 0) throw new Error(`${entry} exited with ${code}`);
+  return JSON.parse(stdout) as T;
+}

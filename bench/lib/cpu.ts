@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 import type pg from 'pg';
 
@@ -45,5 +45,51 @@ export async function measure<T>(serverPid: number | null, fn: () => Promise<T>)
     wallMs,
     clientCpuMs: (cpu.user + cpu.system) / 1000,
     serverCpuMs: server0 === null || server1 === null ? null : server1 - server0,
+  };
+}
+
+/**
+ * Milliseconds of CPU used so far by every PostgreSQL process on this machine (backends,
+ * WAL writer, checkpointer, autovacuum), or null when there is none to read (a remote server).
+ */
+export function postgresCpuMs(): number | null {
+  let total = 0;
+  let found = false;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue; // Gone since the listing.
+    }
+    const ms = processCpuMs(Number(entry));
+    if (ms === null) continue;
+    total += ms;
+    found = true;
+  }
+  return found ? total : null;
+}
+
+/** CPU time of the three parties to a sync, over one step. */
+export interface CpuSplit {
+  pitwall: number;
+  simulator: number | null;
+  postgres: number | null;
+}
+
+/** Starts counting the CPU of this process, the simulator process and the local PostgreSQL. */
+export function cpuSplit(simulatorPid: number): () => CpuSplit {
+  const own0 = process.cpuUsage();
+  const sim0 = processCpuMs(simulatorPid);
+  const pg0 = postgresCpuMs();
+  return () => {
+    const own = process.cpuUsage(own0);
+    const sim1 = processCpuMs(simulatorPid);
+    const pg1 = postgresCpuMs();
+    return {
+      pitwall: Math.round((own.user + own.system) / 1000),
+      simulator: sim0 === null || sim1 === null ? null : sim1 - sim0,
+      postgres: pg0 === null || pg1 === null ? null : pg1 - pg0,
+    };
   };
 }

@@ -2,6 +2,8 @@ import type { E2eFigures, NoopFigures } from '../e2e.js';
 import type { LoaderFigures } from '../loader.js';
 import type { MemoryFigures } from '../memory.js';
 
+import type { CpuSplit } from './cpu.js';
+
 export interface Machine {
   cores: number;
   node: string;
@@ -48,6 +50,12 @@ export function renderReport(r: BenchResults): string {
   };
   const add = (measure: string, value: string, key?: string) => rows.push([measure, value, ...(key ? mark(key) : ['', ''] as [string, string])]);
   const { loader: l, e2e: e, noop: n, memory: m } = r;
+  // Where the sync's time went: the three processes share the machine's cores.
+  const addCpu = (s: { cpuMs: CpuSplit; cpuBoundMs: number | null }) => {
+    const part = (ms: number | null) => (ms === null ? '?' : num(ms));
+    add('  CPU ms: pitwall / simulator / PostgreSQL', `${part(s.cpuMs.pitwall)} / ${part(s.cpuMs.simulator)} / ${part(s.cpuMs.postgres)}`);
+    if (s.cpuBoundMs !== null) add(`  that CPU over ${r.machine.cores} cores`, `${num(s.cpuBoundMs)} ms`);
+  };
   if (l) {
     add(`loader rows (mrp.results, median of ${l.repetitions})`, num(l.rows));
     add('COPY into an empty table', `${num(l.copyRowsPerSec)} rows/s`);
@@ -65,14 +73,21 @@ export function renderReport(r: BenchResults): string {
     add('requests / minimum', `${num(e.requests)} / ${num(e.minRequests)}`);
     add('wall / floor', `${num(e.wallMs)} ms / ${num(e.floorMs)} ms`);
     add('wall / floor ratio', e.wallToFloor.toFixed(2), 'e2eWallToFloor');
+    addCpu(e);
   }
   if (n) {
     add('no-op sync: rows written, requests', `${num(n.rowsWritten)}, ${num(n.requests)}`);
     add('no-op wall / floor', `${num(n.wallMs)} ms / ${num(n.floorMs)} ms = ${n.wallToFloor.toFixed(2)}`, 'noop');
+    addCpu(n);
+    add('  a bare fetch loop over the same requests', `${num(n.bareFetchWallMs)} ms = ${n.bareFetchToFloor.toFixed(2)} x floor`);
   }
   if (m) {
-    add(`peak RSS, full sync of the ${m.scale} world (${m.runtime})`, `${num(m.peakRssMb)} MB`, 'peakRss');
+    const how = m.nodeOptions ? `${m.runtime}, NODE_OPTIONS=${m.nodeOptions}` : m.runtime;
+    add(`peak RSS, full sync of the ${m.scale} world (${how})`, `${num(m.peakRssMb)} MB`, 'peakRss');
     add('  its result rows, requests, wall', `${num(m.resultRows)}, ${num(m.requests)}, ${num(m.wallMs)} ms`);
+    if (m.withoutNodeOptions) {
+      add('  the same without NODE_OPTIONS: peak RSS, wall', `${num(m.withoutNodeOptions.peakRssMb)} MB, ${num(m.withoutNodeOptions.wallMs)} ms`);
+    }
   }
   const head: [string, string, string, string] = ['measure', 'value', 'target', 'met'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
