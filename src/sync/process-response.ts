@@ -58,7 +58,7 @@ export async function processResponse(
   // responses. So the tables' `unchanged` counts only rows of loaded responses that the loader
   // found identical; responses skipped whole are counted in `scopes.unchanged`.
   if (ctx.hashes.get(key) === hash) {
-    await recordUnchanged(ctx, ep, query, hash);
+    await recordUnchanged(ctx, ep, query);
     return childrenOf(ep.name).length > 0 ? ep.extract(items, params, body).seeds : [];
   }
 
@@ -105,11 +105,11 @@ export function knownBodyTest(
 
 /**
  * A response identical to the scope's last: counted, and its scope recorded as checked (in a
- * batch). Both the parsed path and the client's `kind: 'known'` (whose digest is `hash`) end here.
+ * batch). Both the parsed path and the client's `kind: 'known'` end here.
  */
-export async function recordUnchanged(ctx: ProcessContext, ep: Endpoint, query: string, hash: string): Promise<void> {
+export async function recordUnchanged(ctx: ProcessContext, ep: Endpoint, query: string): Promise<void> {
   ctx.counters.scopes.unchanged += 1;
-  await ctx.touches.add(ep.name, query, hash);
+  await ctx.touches.add(ep.name, query);
 }
 
 /**

@@ -40,7 +40,7 @@ export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSu
 
 /**
  * Scopes whose response was identical to the last one, recorded in batches: only the attempt
- * and success times move (and the hash, when it was recorded in its other form). One statement
+ * and success times move (the hash they matched is the one on record). One statement
  * per scope meant a round trip and a commit for each of the thousands of scopes a sync that
  * finds nothing new goes through. A batch is written when it is full, at the end of each phase
  * and when the run ends. A run that dies loses its unwritten touches and nothing else: those
@@ -48,7 +48,7 @@ export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSu
  * checks them again.
  */
 export class ScopeTouches {
-  private pending: Array<{ endpoint: string; params: string; hash: string }> = [];
+  private pending: Array<{ endpoint: string; params: string }> = [];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -57,8 +57,8 @@ export class ScopeTouches {
   ) {}
 
   /** Records one unchanged scope; writes the batch when it is full. */
-  async add(endpoint: string, params: string, hash: string): Promise<void> {
-    this.pending.push({ endpoint, params, hash });
+  async add(endpoint: string, params: string): Promise<void> {
+    this.pending.push({ endpoint, params });
     if (this.pending.length >= this.batchSize) await this.flush();
   }
 
@@ -70,10 +70,10 @@ export class ScopeTouches {
     await queryWithRetry(
       this.pool,
       `UPDATE pitwall.sync_state AS s
-          SET last_attempt_at = now(), last_success_at = now(), last_run_id = $4, response_hash = u.hash
-         FROM unnest($1::text[], $2::text[], $3::text[]) AS u(endpoint, params, hash)
+          SET last_attempt_at = now(), last_success_at = now(), last_run_id = $3
+         FROM unnest($1::text[], $2::text[]) AS u(endpoint, params)
         WHERE s.endpoint = u.endpoint AND s.params = u.params`,
-      [batch.map((t) => t.endpoint), batch.map((t) => t.params), batch.map((t) => t.hash), this.runId],
+      [batch.map((t) => t.endpoint), batch.map((t) => t.params), this.runId],
     );
   }
 }
