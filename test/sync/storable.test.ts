@@ -18,8 +18,9 @@ describe('unstorableTextAt', () => {
     expect(unstorableTextAt({ Outer: { ['Bad\u0000Name']: 1 } })).toBe('Outer.Bad\ufffdName (the field name)');
   });
 
-  it('leaves out the top-level field it is told to, and only at the top', () => {
-    expect(unstorableTextAt({ Races: ['\u0000'], Name: 'ok' }, 'Races')).toBeNull();
-    expect(unstorableTextAt({ Inner: { Races: ['\u0000'] } }, 'Races')).toBe('Inner.Races.0');
+  it('leaves out the top-level fields it is told to, and only at the top', () => {
+    expect(unstorableTextAt({ Races: ['\u0000'], Classes: [{ N: '\ud800' }], Name: 'ok' }, ['Races', 'Classes'])).toBeNull();
+    expect(unstorableTextAt({ Inner: { Races: ['\u0000'] } }, ['Races'])).toBe('Inner.Races.0');
+    expect(unstorableTextAt({ Races: [], Name: 'x\u0000' }, ['Races'])).toBe('Name');
   });
 });

@@ -81,9 +81,7 @@ export class Collector {
       return null;
     }
     if (options.checkStorable !== false) {
-      const nested = nestedListsOf(schema);
-      const kept = nested.reduce((v, key) => without(v, key), value);
-      const at = unstorableTextAt(kept);
+      const at = unstorableTextAt(value, nestedListsOf(schema));
       if (at !== null) {
         this.reject(`${where}: ${at}: holds U+0000 or an unpaired surrogate, which PostgreSQL cannot store`, value);
         return null;

@@ -18,10 +18,10 @@ const isUnstorable = (s: string): boolean => MAYBE_UNSTORABLE.test(s) && UNSTORA
 
 /**
  * Whether `value` holds a string or object key PostgreSQL cannot store, leaving out the
- * top-level field `skipKey`. Builds no paths: nearly every item holds none, and a path string
+ * top-level fields `skip`. Builds no paths: nearly every item holds none, and a path string
  * per field was most of the cost of the walk that reports where.
  */
-function holdsUnstorable(value: unknown, skipKey: string | undefined): boolean {
+function holdsUnstorable(value: unknown, skip: readonly string[]): boolean {
   const stack: unknown[] = [value];
   let top = true;
   while (stack.length > 0) {
@@ -32,7 +32,7 @@ function holdsUnstorable(value: unknown, skipKey: string | undefined): boolean {
       for (const child of v) stack.push(child);
     } else if (v !== null && typeof v === 'object') {
       for (const [k, child] of Object.entries(v)) {
-        if (top && k === skipKey) continue;
+        if (top && skip.includes(k)) continue;
         if (isUnstorable(k)) return true;
         stack.push(child);
       }
@@ -44,12 +44,12 @@ function holdsUnstorable(value: unknown, skipKey: string | undefined): boolean {
 
 /**
  * Where in `value` the first string or object key PostgreSQL cannot store sits, as a path such
- * as `Driver.0.DriverFName`; null when there is none. `skipKey` leaves out one top-level field
- * (a nested list whose items are checked on their own). Iterative, so no nesting depth can
+ * as `Driver.0.DriverFName`; null when there is none. `skip` leaves out top-level fields (the
+ * nested lists whose items are checked on their own). Iterative, so no nesting depth can
  * overflow the stack.
  */
-export function unstorableTextAt(value: unknown, skipKey?: string): string | null {
-  if (!holdsUnstorable(value, skipKey)) return null;
+export function unstorableTextAt(value: unknown, skip: readonly string[] = []): string | null {
+  if (!holdsUnstorable(value, skip)) return null;
   const stack: Array<{ v: unknown; path: string }> = [{ v: value, path: '' }];
   while (stack.length > 0) {
     const { v, path } = stack.pop()!;
@@ -59,7 +59,7 @@ export function unstorableTextAt(value: unknown, skipKey?: string): string | nul
     }
     if (v === null || typeof v !== 'object') continue;
     for (const [k, child] of Object.entries(v)) {
-      if (path === '' && k === skipKey) continue;
+      if (path === '' && skip.includes(k)) continue;
       // The path goes into a reject's reason (a text column), so the bad name is shown repaired.
       if (UNSTORABLE.test(k)) return `${path ? `${path}.` : ''}${storableText(k)} (the field name)`;
       stack.push({ v: child, path: path ? `${path}.${k}` : k });
