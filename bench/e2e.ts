@@ -89,7 +89,6 @@ async function bareFetch(sim: SimulatorProcess, paths: string[], concurrency: nu
   return wallMs;
 }
 
-
 /**
  * Two full syncs of one world, as `pitwall sync` runs them (loadConfig, a pool of concurrency +
  * 2 connections), against a simulator in its own process that answers every request after
