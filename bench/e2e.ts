@@ -125,6 +125,8 @@ export async function benchEndToEnd(
       const summary = await runSync({ pool, config, logger: createSilentLogger() });
       const wallMs = Math.round(performance.now() - started);
       const cpuMs = cpu();
+      // A sync that did not finish measured something else: the bench fails rather than report it.
+      if (summary.status !== 'succeeded') throw new Error(`the benchmark's sync ${summary.status}: ${summary.error ?? 'no error recorded'}`);
       const log = await simulatorRequests(sim, true);
       const floorMs = Math.round((summary.requests * opts.latencyMs) / opts.concurrency);
       return { summary, wallMs, floorMs, log, cpuMs, cpuBoundMs: cpuBound(cpuMs) };

@@ -111,6 +111,8 @@ async function syncOnce(
       if (hwm !== null) peak = Math.max(peak, hwm);
     };
     const timer = setInterval(sample, 25);
+    // Its output is complete only once the pipes have closed, which comes after 'exit'.
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     const code = await new Promise<number | null>((resolve, reject) => {
       child.once('error', reject);
       // 'exit' comes before the pipes close; the last sample is as late as /proc allows.
@@ -118,6 +120,7 @@ async function syncOnce(
     });
     clearInterval(timer);
     const wallMs = Math.round(performance.now() - started);
+    await closed;
     const summary = JSON.parse(stdout || '{}') as { status?: string; requests?: number; tables?: { results?: { inserted?: number } } };
     if (code !== 0) throw new Error(`pitwall sync exited with ${code}: ${stdout.slice(0, 500)}`);
     return {
