@@ -1,10 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, index, integer, jsonb, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** Operational tables: what pitwall did, where each request scope stands, and what it refused. */
 export const pitwall = pgSchema('pitwall');
 
 const tstz = (name: string) => timestamp(name, { withTimezone: true });
+
+/** Binary data; this drizzle-orm version has no built-in `bytea` column. */
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 
 /** One row per run of a job. `status`: running | succeeded | failed | skipped | interrupted | abandoned. */
 export const syncRuns = pitwall.table(
@@ -69,4 +72,81 @@ export const rejects = pitwall.table(
     created_at: tstz('created_at').notNull().default(sql`now()`),
   },
   (t) => [index('rejects_run_idx').on(t.run_id)],
+);
+
+/**
+ * Response bodies pitwall accepted, as received (after transport decoding and the `,,` repair),
+ * so the typed tables can be rebuilt from them without asking the upstream again
+ * (`pitwall rebuild`). Written in the same transaction as the rows a body produced. Only the
+ * newest PITWALL_KEEP_RESPONSES versions of a scope are kept (default 1).
+ */
+export const responses = pitwall.table(
+  'responses',
+  {
+    response_id: bigint('response_id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    endpoint: text('endpoint').notNull(),
+    params: text('params').notNull(),
+    run_id: bigint('run_id', { mode: 'number' }),
+    received_at: tstz('received_at').notNull().default(sql`now()`),
+    /** The scope's response hash when this body was loaded (sync_state.response_hash). */
+    response_hash: text('response_hash').notNull(),
+    /** How `body` is compressed: `gzip`. */
+    encoding: text('encoding').notNull(),
+    body: bytea('body').notNull(),
+    /** The body's size before compression, in bytes. */
+    body_bytes: integer('body_bytes').notNull(),
+  },
+  (t) => [index('responses_scope_idx').on(t.endpoint, t.params, t.response_id)],
+);
+
+/**
+ * Values that failed their field's type. The field's typed column holds NULL and the row loads;
+ * the value as received stays in the row's `raw` and is recorded here. Replaced per scope each
+ * time its response is loaded, so the table describes what is in the warehouse now.
+ */
+export const fieldErrors = pitwall.table(
+  'field_errors',
+  {
+    field_error_id: bigint('field_error_id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    run_id: bigint('run_id', { mode: 'number' }),
+    endpoint: text('endpoint').notNull(),
+    params: text('params').notNull(),
+    /** The warehouse table whose row holds NULL for this value, e.g. `results`. */
+    table_name: text('table_name').notNull(),
+    /** Where the value sits in the response, arrays as `[]`: `Classes[].Races[].Results[].ResultStart`. */
+    path: text('path').notNull(),
+    /** The value as received, as JSON text, truncated. */
+    value: text('value'),
+    /** The key columns of the row that holds NULL instead. */
+    row_key: jsonb('row_key'),
+    reason: text('reason').notNull(),
+    created_at: tstz('created_at').notNull().default(sql`now()`),
+  },
+  (t) => [index('field_errors_scope_idx').on(t.endpoint, t.params), index('field_errors_table_idx').on(t.table_name, t.path)],
+);
+
+/**
+ * Every JSON path seen in the responses pitwall loaded, per endpoint: the shape report behind
+ * `pitwall drift`. Arrays are written `[]`. Counts add up over every body loaded (a body loaded
+ * again counts again), so a field's presence rate is its count over its parent object's count.
+ */
+export const shapePaths = pitwall.table(
+  'shape_paths',
+  {
+    endpoint: text('endpoint').notNull(),
+    path: text('path').notNull(),
+    /** The JSON types seen at this path: object, array, string, number, boolean, null. */
+    json_types: text('json_types').array().notNull(),
+    /** How many times the path was present (for an object or array level: how many there were). */
+    seen: bigint('seen', { mode: 'number' }).notNull(),
+    /** Whether a typed column or a nested level models this path (src/api/schemas). */
+    modelled: boolean('modelled').notNull(),
+    first_run_id: bigint('first_run_id', { mode: 'number' }),
+    last_run_id: bigint('last_run_id', { mode: 'number' }),
+    first_seen_at: tstz('first_seen_at').notNull().default(sql`now()`),
+    last_seen_at: tstz('last_seen_at').notNull().default(sql`now()`),
+    /** One value seen at the path, truncated (scalars only). */
+    example: text('example'),
+  },
+  (t) => [primaryKey({ columns: [t.endpoint, t.path] })],
 );

@@ -15,6 +15,22 @@ export interface Scope {
   where: Record<string, number[]>;
 }
 
+/**
+ * A value that failed its field's type: the row loads with NULL in that column, and this is
+ * recorded in pitwall.field_errors. Only a row whose key is unusable is rejected instead.
+ */
+export interface FieldError {
+  /** The table whose row holds NULL for the value. */
+  table: WarehouseTableName;
+  /** Where the value sits in the response, arrays written as `[]`: `Classes[].Races[].Results[].ResultStart`. */
+  path: string;
+  /** The value as received. */
+  value: unknown;
+  /** The key columns of the row that holds NULL instead. */
+  rowKey: Record<string, unknown> | null;
+  reason: string;
+}
+
 export interface Reject {
   reason: string;
   payload: unknown;
