@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick] [-- --only loader,e2e,memory]`: pitwall against PostgreSQL's COPY,
  * against the loader a user would write by hand, and against the upstream's latency; prints a
- * table and writes bench/results/latest.json. See the README's Performance section.
+ * table and writes bench/results/latest.json. See docs/performance.md.
  *
  * It creates and drops its own databases on the server named by DATABASE_URL, else
  * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres. The figures are timings:

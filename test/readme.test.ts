@@ -9,12 +9,13 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.js';
 import { syncOnce } from './helpers/sync.js';
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const WAREHOUSE_DOC = readFileSync(new URL('../docs/warehouse.md', import.meta.url), 'utf8');
 
-function section(startMarker: string, endMarker?: string): string {
-  const start = README.indexOf(startMarker);
-  if (start === -1) throw new Error(`README has no ${startMarker}`);
-  const end = endMarker ? README.indexOf(endMarker, start) : README.indexOf('\n## ', start);
-  return README.slice(start, end === -1 ? undefined : end);
+function section(startMarker: string, endMarker?: string, doc = README): string {
+  const start = doc.indexOf(startMarker);
+  if (start === -1) throw new Error(`the doc has no ${startMarker}`);
+  const end = endMarker ? doc.indexOf(endMarker, start) : doc.indexOf('\n## ', start);
+  return doc.slice(start, end === -1 ? undefined : end);
 }
 
 describe('the README', () => {
@@ -42,8 +43,8 @@ describe('the README', () => {
   });
 });
 
-describe('the README example queries', () => {
-  const queries = [...section('<!-- example-queries').matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!);
+describe('the example queries in docs/warehouse.md', () => {
+  const queries = [...section('<!-- example-queries', undefined, WAREHOUSE_DOC).matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!);
   let db: TestDatabase;
   let sim: RunningSimulator;
   beforeAll(async () => {

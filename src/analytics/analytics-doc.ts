@@ -2,17 +2,21 @@ import { COOKBOOK, type Recipe } from './cookbook.js';
 import { erDiagram } from './er-diagram.js';
 
 /**
- * The generated parts of README.md, each between `<!-- name:start -->` and
- * `<!-- name:end -->` markers: the ER diagram and the cookbook. `node bin/run-ts.js
- * src/analytics/write-docs.ts` rewrites them; test/analytics/docs.test.ts fails when the file
- * differs from what this renders, so the doc cannot drift from the schema or the recipes.
+ * The generated parts of the docs, each between `<!-- name:start -->` and `<!-- name:end -->`
+ * markers: the ER diagram in docs/warehouse.md and the cookbook in docs/cookbook.md.
+ * `node bin/run-ts.js src/analytics/write-docs.ts` rewrites them; test/analytics/docs.test.ts
+ * fails when a file differs from what this renders, so the docs cannot drift from the schema or
+ * the recipes.
  */
-export const ANALYTICS_DOC_URL = new URL('../../README.md', import.meta.url);
+export const GENERATED_DOCS = {
+  warehouse: { url: new URL('../../docs/warehouse.md', import.meta.url), sections: ['er-diagram'] },
+  cookbook: { url: new URL('../../docs/cookbook.md', import.meta.url), sections: ['cookbook'] },
+} as const;
 
 function renderRecipe(r: Recipe, n: number): string {
   const params = (r.params ?? []).map((p, i) => `-- $${i + 1}: ${p.name}, ${p.description}\n`).join('');
   const run = `\`pitwall sql --recipe ${r.id}${(r.params ?? []).map((p) => ` --param <${p.name}>`).join('')}\``;
-  return [`### ${n}. ${r.question}`, '', ...(r.note ? [r.note, ''] : []), run, '', '```sql', `${params}${r.sql}`, '```'].join('\n');
+  return [`## ${n}. ${r.question}`, '', ...(r.note ? [r.note, ''] : []), run, '', '```sql', `${params}${r.sql}`, '```'].join('\n');
 }
 
 export function renderCookbook(recipes: readonly Recipe[] = COOKBOOK): string {
@@ -24,15 +28,17 @@ const SECTIONS: Record<string, () => string> = {
   cookbook: () => renderCookbook(),
 };
 
-/** `doc` with every generated section replaced by its current rendering. */
-export function renderAnalyticsDoc(doc: string): string {
+/** `doc` with each of the generated `sections` it holds replaced by its current rendering. */
+export function renderGeneratedSections(doc: string, sections: readonly string[]): string {
   let out = doc;
-  for (const [name, render] of Object.entries(SECTIONS)) {
+  for (const name of sections) {
+    const render = SECTIONS[name];
+    if (!render) throw new Error(`no generated section named ${name}`);
     const start = `<!-- ${name}:start`;
     const end = `<!-- ${name}:end -->`;
     const from = out.indexOf(start);
     const to = out.indexOf(end);
-    if (from === -1 || to === -1 || to < from) throw new Error(`README.md lacks the ${start} ... ${end} markers`);
+    if (from === -1 || to === -1 || to < from) throw new Error(`the doc lacks the ${start} ... ${end} markers`);
     const bodyStart = out.indexOf('-->', from) + 3;
     out = `${out.slice(0, bodyStart)}\n${render()}\n${out.slice(to)}`;
   }

@@ -1,10 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-import { ANALYTICS_DOC_URL, renderAnalyticsDoc } from './analytics-doc.js';
+import { GENERATED_DOCS, renderGeneratedSections } from './analytics-doc.js';
 
 // Entry script, not a module: `node bin/run-ts.js src/analytics/write-docs.ts` regenerates the
-// ER diagram and the cookbook in README.md after a schema or recipe change.
-const before = readFileSync(ANALYTICS_DOC_URL, 'utf8');
-const after = renderAnalyticsDoc(before);
-writeFileSync(ANALYTICS_DOC_URL, after);
-process.stdout.write(before === after ? 'README.md is up to date\n' : 'README.md updated\n');
+// ER diagram (docs/warehouse.md) and the cookbook (docs/cookbook.md) after a schema or recipe change.
+for (const { url, sections } of Object.values(GENERATED_DOCS)) {
+  const before = readFileSync(url, 'utf8');
+  const after = renderGeneratedSections(before, sections);
+  writeFileSync(url, after);
+  process.stdout.write(`${fileURLToPath(url)}: ${before === after ? 'up to date' : 'updated'}\n`);
+}

@@ -73,7 +73,7 @@ export async function run(ctx: CommandContext): Promise<number> {
             [false, true, false, false, true, true],
           ),
           '',
-          'Query it (views in schema analytics, tables in mrp; the README has a cookbook):',
+          'Query it (views in schema analytics, tables in mrp; docs/cookbook.md has more):',
           `  PITWALL_DATA_DIR=${where} npx pitwall sql "SELECT * FROM analytics.current_standings WHERE latest_season AND position <= 3"`,
           `  PITWALL_DATA_DIR=${where} npx pitwall sql --recipe feature-wins-this-season`,
           'Attach psql or a BI tool (DBeaver, Metabase, Grafana):',

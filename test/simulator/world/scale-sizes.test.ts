@@ -11,7 +11,7 @@ const RESULT_ROWS: Record<Scale, [min: number, max: number]> = {
   large: [1_000_000, 2_000_000],
 };
 
-// Build times are measured by the benchmark and listed in the README, not asserted here: a
+// Build times are measured by the benchmark and listed in docs/simulator.md, not asserted here: a
 // wall-clock bound fails on a busy machine while the code is fine.
 describe('each scale builds a world of its promised size', () => {
   for (const scale of Object.keys(RESULT_ROWS) as Scale[]) {
