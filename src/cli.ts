@@ -23,7 +23,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   },
   demo: { summary: 'simulator + embedded warehouse + sync in one go; prints standings and how to query (--scale --seed --dir)', load: () => import('./commands/demo.js') },
   sql: { summary: 'run SQL and print a table (--csv, --json, --param v, --recipe <cookbook id>)', load: () => import('./commands/sql.js') },
-  'serve-sql': { summary: 'serve the embedded warehouse to psql and BI tools, read-only (--port 5433 --writable)', load: () => import('./commands/serve-sql.js') },
+  'serve-sql': { summary: 'keep the embedded warehouse up and print how psql and BI tools log in, read-only (--port 5433)', load: () => import('./commands/serve-sql.js') },
   'grant-readonly': { summary: 'give a PostgreSQL role SELECT on schemas mrp and analytics, and nothing else', load: () => import('./commands/grant-readonly.js') },
 };
 

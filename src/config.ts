@@ -123,7 +123,7 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     flag: '--database-url',
     default: undefined,
     url: true,
-    description: 'PostgreSQL connection URL; unset = the embedded warehouse (PGlite) in PITWALL_DATA_DIR.',
+    description: 'PostgreSQL connection URL; unset = the embedded warehouse: a PostgreSQL server pitwall runs on PITWALL_DATA_DIR.',
     expected: 'a postgres:// or postgresql:// URL',
   },
   concurrency: {
@@ -235,7 +235,7 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     env: 'PITWALL_DATA_DIR',
     flag: '--data-dir',
     default: './.pitwall',
-    description: 'Directory for pitwall\'s local files: the embedded warehouse when DATABASE_URL is unset.',
+    description: 'Directory for pitwall\'s local files: the embedded warehouse\'s data, password and server log when DATABASE_URL is unset.',
     expected: 'a non-empty path',
   },
 };

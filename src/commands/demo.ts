@@ -18,7 +18,7 @@ const SCALES: readonly Scale[] = ['tiny', 'small', 'medium'];
  * Starts the simulator in this process, syncs it into a fresh embedded warehouse (DIR, by
  * default PITWALL_DATA_DIR/demo; DATABASE_URL is ignored, so a real database is never touched),
  * prints what was loaded and the top of the standings, and says how to query and attach.
- * Offline: the simulator listens on 127.0.0.1 and the warehouse is in-process.
+ * Offline: the simulator and the warehouse's PostgreSQL server both listen on 127.0.0.1.
  */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parse({
@@ -46,7 +46,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     const world = sim.world.summary();
     say(`simulator: ${world.events} events in ${world.years.length} seasons, ${world.drivers} drivers (seed ${world.seed}, today ${world.today})`);
     say(`creating an embedded warehouse in ${dir} ...`);
-    const warehouse = await openWarehouse(config, logger, { dir, fresh: true, purpose: 'demo' });
+    const warehouse = await openWarehouse(config, logger, { dir, fresh: true, purpose: 'demo', poolMax: config.concurrency + 2 });
     try {
       const progress = createProgressReporter({ interactive: ctx.interactive, write: ctx.err, logger });
       const summary = await runSync(
@@ -78,7 +78,6 @@ export async function run(ctx: CommandContext): Promise<number> {
           `  PITWALL_DATA_DIR=${where} npx pitwall sql --recipe feature-wins-this-season`,
           'Attach psql or a BI tool (DBeaver, Metabase, Grafana):',
           `  PITWALL_DATA_DIR=${where} npx pitwall serve-sql --port 5433`,
-          '  psql "postgres://postgres@127.0.0.1:5433/postgres"',
         ].join('\n'),
       );
       return EXIT.ok;

@@ -6,18 +6,15 @@ import { CONFIG_FLAG_OPTIONS, EXIT, HELP, UsageError, configFlags, makeLogger, p
 
 /**
  * `pitwall grant-readonly <role>`: SELECT on the mrp and analytics schemas (tables and views, now
- * and to come) and nothing else. PostgreSQL only: the embedded warehouse has one shared session
- * and no logins; `pitwall serve-sql` serves it read-only instead.
+ * and to come) and nothing else. On a PostgreSQL server or the embedded warehouse alike (whose
+ * own reader role `pitwall serve-sql` makes).
  */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values, positionals } = parse({ args: ctx.args, allowPositionals: true, options: { ...CONFIG_FLAG_OPTIONS, ...HELP } });
   const role = positionals[0];
   if (!role || positionals.length > 1) throw new UsageError('usage: pitwall grant-readonly <role>');
   const config = loadConfig(ctx.env, configFlags(values));
-  if (!config.databaseUrl) {
-    throw new UsageError('grant-readonly needs a PostgreSQL server (DATABASE_URL); the embedded warehouse has no roles: serve it read-only with pitwall serve-sql');
-  }
-  const warehouse = await openWarehouse(config, makeLogger(config, ctx), { poolMax: 1 });
+  const warehouse = await openWarehouse(config, makeLogger(config, ctx), { poolMax: 1, purpose: 'grant-readonly' });
   try {
     await grantReadOnly(warehouse.pool, role);
   } catch (err) {

@@ -1,54 +1,41 @@
 import { loadConfig } from '../config.js';
 import { openWarehouse } from '../db/open-warehouse.js';
+import { ensureReaderRole } from '../embedded/reader-role.js';
 
 import { CONFIG_FLAG_OPTIONS, EXIT, HELP, UsageError, configFlags, makeLogger, parse, type CommandContext } from './context.js';
 
-function whole(value: string | undefined, name: string, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) > max) throw new UsageError(`--${name} must be a whole number up to ${max}`);
-  return Number(value);
-}
-
 /**
- * `pitwall serve-sql [--port 5433] [--host 127.0.0.1] [--max-connections 8] [--writable]`: serves
- * the embedded warehouse over the Postgres wire protocol until stopped, so psql and BI tools
- * attach to it. Read-only unless --writable: BI tools should not write into a mirror that the
- * next sync would contradict.
+ * `pitwall serve-sql [--port 5433]`: keeps the embedded warehouse's PostgreSQL server up until
+ * stopped and prints how psql and BI tools log in to it, as a read-only role. The server takes
+ * as many sessions as a PostgreSQL server does, also while the worker syncs into it; this
+ * command only makes sure it is running and that the reader's role exists.
  */
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parse({
-    args: ctx.args,
-    options: {
-      ...CONFIG_FLAG_OPTIONS,
-      ...HELP,
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'max-connections': { type: 'string' },
-      writable: { type: 'boolean' },
-    },
-  });
+  const { values } = parse({ args: ctx.args, options: { ...CONFIG_FLAG_OPTIONS, ...HELP, port: { type: 'string' } } });
   const config = loadConfig(ctx.env, configFlags(values));
   if (config.databaseUrl) {
-    throw new UsageError('serve-sql serves the embedded warehouse; with DATABASE_URL set, point psql and BI tools at that server');
+    throw new UsageError('serve-sql serves the embedded warehouse; with DATABASE_URL set, point psql and BI tools at that server (pitwall grant-readonly <role> makes a read-only role)');
   }
-  const host = values.host ?? '127.0.0.1';
-  const port = whole(values.port, 'port', 5433, 65535);
-  const clients = whole(values['max-connections'], 'max-connections', 8, 100);
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    if (!/^\d+$/.test(values.port) || Number(values.port) < 1 || Number(values.port) > 65535) throw new UsageError('--port must be a port number');
+    port = Number(values.port);
+  }
   const logger = makeLogger(config, ctx);
-  // One connection more than the clients: pitwall's own pool keeps one.
-  const warehouse = await openWarehouse(config, logger, { purpose: 'serve-sql', listen: { host, port, maxConnections: clients + 1 } });
+  const warehouse = await openWarehouse(config, logger, { poolMax: 2, purpose: 'serve-sql', ...(port ? { port } : {}) });
   try {
-    // Every client shares PGlite's one session, so this setting holds for all of them. It is a
-    // guard against accidents, not access control: a client can SET it back.
-    if (!values.writable) await warehouse.pool.query('SET default_transaction_read_only = on');
-    const url = new URL(warehouse.url);
+    const actual = warehouse.server!.port;
+    if (port !== undefined && actual !== port) {
+      throw new UsageError(`the embedded warehouse's server is already running on port ${actual}, started by another pitwall process; connect there, or stop that process and run serve-sql --port ${port} again`);
+    }
+    const { role, passwordFile } = await ensureReaderRole(warehouse.pool, warehouse.dir!);
     ctx.out(
       [
-        `serving the embedded warehouse in ${warehouse.dir} on ${url.host}${values.writable ? '' : ' (read-only)'}`,
-        `  psql "${warehouse.url}"`,
-        `  BI tools: host ${url.hostname}, port ${url.port}, database postgres, user postgres, no password, SSL off`,
-        `  up to ${clients} clients at once; they share one database session (see the README)`,
-        'stop with Ctrl-C',
+        `the embedded warehouse in ${warehouse.dir} is served on 127.0.0.1:${actual}, read-only for role ${role}`,
+        `  PGPASSWORD="$(cat ${passwordFile})" psql "postgres://${role}@127.0.0.1:${actual}/postgres"`,
+        `  BI tools: host 127.0.0.1, port ${actual}, database postgres, user ${role}, the password in ${passwordFile}, SSL off`,
+        '  as many sessions as you like, also while the worker syncs',
+        'stop with Ctrl-C (the server stops once no pitwall process and no client uses it)',
       ].join('\n'),
     );
     await new Promise<void>((resolve) => {

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 
 import type { Config } from '../config.js';
-import { startEmbeddedPostgres } from '../embedded/embedded-postgres.js';
-import { markSessionShared } from '../embedded/shared-session.js';
+import { legacyWarehouseNotice } from '../embedded/legacy.js';
+import { openEmbeddedServer } from '../embedded/server.js';
 import type { Logger } from '../log.js';
 
 import { migrateDatabase } from './migrate.js';
@@ -13,69 +13,66 @@ export type WarehouseKind = 'postgres' | 'embedded';
 export interface Warehouse {
   kind: WarehouseKind;
   pool: pg.Pool;
-  /** A URL psql can use while the warehouse is open (for `embedded`, only while this process runs). */
+  /** The warehouse's URL, with its password: for this process's clients, never for printing. */
   url: string;
   /** The embedded warehouse's directory; undefined for a PostgreSQL server. */
   dir: string | undefined;
-  /** Ends the pool and, for `embedded`, closes the database and releases its lock. Safe to call twice. */
+  /** Embedded only: whether this process started the server, and how long starting or joining it took. */
+  server?: { started: boolean; startMs: number; port: number };
+  /** Ends the pool and, for `embedded`, leaves the server (the last to leave stops it). Safe to call twice. */
   close(): Promise<void>;
 }
 
 export interface OpenWarehouseOptions {
-  /** Connections for a PostgreSQL server (default 10). The embedded warehouse always uses one. */
+  /** Connections in this process's pool (default 10). */
   poolMax?: number;
-  /** What this process is, named to another process that finds the embedded warehouse in use. */
+  /** What this process is, named to another process that waits on the embedded warehouse's lock. */
   purpose?: string;
   /** Embedded only: a directory other than `config.dataDir` (the demo keeps its own). */
   dir?: string;
-  /** Embedded only: start from an empty warehouse. */
+  /** Embedded only: the port to start the server on, when it is not running yet. */
+  port?: number;
+  /** Embedded only: empty the warehouse first (the demo's own directory; never DATABASE_URL's). */
   fresh?: boolean;
-  /**
-   * Embedded only: where to serve it over the Postgres protocol for other clients too (psql, BI
-   * tools); by default a free port on 127.0.0.1 that only this process uses.
-   */
-  listen?: { host: string; port: number; maxConnections: number };
 }
+
+/** Every schema pitwall's migrations create, drizzle's bookkeeping included. */
+const PITWALL_SCHEMAS = ['mrp', 'analytics', 'pitwall', 'drizzle'];
 
 /**
  * The warehouse the configuration names: the PostgreSQL server at DATABASE_URL, or, when that is
- * unset, the embedded PostgreSQL (PGlite) kept in PITWALL_DATA_DIR.
- *
- * The embedded warehouse is one Postgres session shared by every connection, so its pool has a
- * single connection: one client at a time means no two transactions can interleave on the
- * session, whatever pglite-socket does with several connections. Its migrations are applied on
- * open, since nothing but this process can reach it and a zero-setup start is the point of it.
+ * unset, the embedded one: a PostgreSQL server pitwall runs itself on the data in
+ * PITWALL_DATA_DIR (see src/embedded/server.ts), started or joined here. Its migrations are
+ * applied on open, since a zero-setup start is the point of it.
  */
 export async function openWarehouse(config: Config, logger: Logger, options: OpenWarehouseOptions = {}): Promise<Warehouse> {
+  const max = options.poolMax ?? 10;
   if (config.databaseUrl) {
-    const pool = createPool(config.databaseUrl, { max: options.poolMax ?? 10, logger });
+    const pool = createPool(config.databaseUrl, { max, logger });
     let closed: Promise<void> | undefined;
     return { kind: 'postgres', pool, url: config.databaseUrl, dir: undefined, close: () => (closed ??= pool.end()) };
   }
-  const started = performance.now();
-  const embedded = await startEmbeddedPostgres({
-    dir: options.dir ?? config.dataDir,
-    purpose: options.purpose ?? 'command',
-    ...(options.fresh ? { fresh: true } : {}),
-    ...options.listen,
-  });
-  const pool = createPool(embedded.url, { max: 1, logger });
-  markSessionShared(pool);
+  const dir = options.dir ?? config.dataDir;
+  const notice = legacyWarehouseNotice(dir);
+  if (notice) logger.warn(notice);
+  const server = await openEmbeddedServer({ dir, purpose: options.purpose ?? 'command', ...(options.port ? { port: options.port } : {}) });
+  const pool = createPool(server.url, { max, logger });
   let closed: Promise<void> | undefined;
   const close = () =>
     (closed ??= (async () => {
       try {
         await pool.end();
       } finally {
-        await embedded.close();
+        await server.close();
       }
     })());
   try {
+    if (options.fresh) await pool.query(`DROP SCHEMA IF EXISTS ${PITWALL_SCHEMAS.join(', ')} CASCADE`);
     await migrateDatabase(pool);
   } catch (err) {
     await close();
     throw err;
   }
-  logger.debug({ dir: embedded.dir, url: embedded.url, ms: Math.round(performance.now() - started) }, 'embedded warehouse open');
-  return { kind: 'embedded', pool, url: embedded.url, dir: embedded.dir, close };
+  logger.debug({ dir: server.dir, port: server.port, started: server.started, ms: server.startMs }, 'embedded warehouse open');
+  return { kind: 'embedded', pool, url: server.url, dir: server.dir, server: { started: server.started, startMs: server.startMs, port: server.port }, close };
 }

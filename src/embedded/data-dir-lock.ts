@@ -1,46 +1,36 @@
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-/** Who holds an embedded warehouse, as written in its lock file. */
+/** Who holds an embedded warehouse's lock, as written in its lock file. */
 export interface LockHolder {
   pid: number;
   host: string;
   /** What the holder is doing, e.g. `sync`, `serve-sql`. */
   purpose: string;
-  /** The port it serves the warehouse on over the Postgres protocol, once it listens. */
-  port?: number;
   startedAt: string;
 }
 
-/** The embedded warehouse is open in another process (or already open in this one). */
+/** The lock stayed with another live process for longer than a start or stop can take. */
 export class WarehouseBusyError extends Error {
   override readonly name = 'WarehouseBusyError';
   readonly holder: LockHolder;
 
-  constructor(dir: string, holder: LockHolder) {
-    const serving = holder.port ? `, serving it on 127.0.0.1:${holder.port}` : '';
+  constructor(dir: string, holder: LockHolder, waitedMs: number) {
     super(
-      `the embedded warehouse in ${dir} is in use by pitwall ${holder.purpose} (pid ${holder.pid} on ${holder.host}${serving}); ` +
-        'stop that process first, or set DATABASE_URL to use a PostgreSQL server',
+      `the embedded warehouse in ${dir} has been locked by pitwall ${holder.purpose} (pid ${holder.pid} on ${holder.host}) ` +
+        `for ${Math.round(waitedMs / 1000)} s while it starts or stops the server; if that process is stuck, stop it and try again`,
     );
     this.holder = holder;
-    // An expected condition with a complete message: the CLI prints `stack` for failures, and a
-    // trace into this file would only bury the one line a user needs.
+    // An expected condition with a complete message: a trace into this file would only bury it.
     this.stack = `${this.name}: ${this.message}`;
   }
 }
 
-export interface DataDirLock {
-  /** Records the port the holder serves on, so a refused process can say where to connect. */
-  setPort(port: number): void;
-  /** Removes the lock file if it is still ours. Safe to call twice. */
-  release(): void;
-}
-
 export const LOCK_FILE = 'warehouse.lock';
 
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -67,47 +57,56 @@ function unreadableAndOld(path: string): boolean {
   }
 }
 
+function tryTake(path: string, me: LockHolder): LockHolder | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o644);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const holder = readHolder(path);
+    const stale = holder === null ? unreadableAndOld(path) : holder.host === me.host && !alive(holder.pid);
+    if (!stale) return holder ?? { ...me, purpose: 'unknown', pid: 0 };
+    // A lock left by a process that died (pitwall killed while starting the server): take it.
+    try {
+      unlinkSync(path);
+    } catch {
+      // Another waiter removed it first; the next attempt decides.
+    }
+    return tryTake(path, me);
+  }
+  try {
+    writeSync(fd, JSON.stringify(me));
+  } finally {
+    closeSync(fd);
+  }
+  return null;
+}
+
 /**
- * Takes the exclusive lock on an embedded warehouse directory: a file created with O_EXCL that
- * names the holder. PGlite has no lock of its own, and two processes writing one data
- * directory would corrupt it, so this is what keeps a second `pitwall` off it. A lock left by a
- * process that died (same host, pid gone) is taken over; on another host (a shared volume) the
- * pid cannot be checked, so such a lock is respected and the message says whose it is.
+ * Runs `fn` holding the lock on an embedded warehouse directory: a file created with O_EXCL that
+ * names the holder. Every pitwall process takes it to start, join or stop the directory's server,
+ * so two processes never start two servers on one directory, and one never stops a server another
+ * has just joined. It is held for those moments only, so a waiter waits (up to `timeoutMs`)
+ * rather than failing. A lock left by a process that died is taken over; on another host (a shared
+ * volume) the pid cannot be checked, so such a lock is waited on, and the error says whose it is.
  */
-export function lockDataDir(dir: string, purpose: string): DataDirLock {
+export async function withDataDirLock<T>(dir: string, purpose: string, fn: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, LOCK_FILE);
   const me: LockHolder = { pid: process.pid, host: hostname(), purpose, startedAt: new Date().toISOString() };
-  for (let attempt = 0; ; attempt++) {
-    let fd: number;
-    try {
-      fd = openSync(path, 'wx');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = readHolder(path);
-      const stale =
-        holder === null ? unreadableAndOld(path) : holder.host === me.host && holder.pid !== process.pid && !alive(holder.pid);
-      if (!stale || attempt > 0) throw new WarehouseBusyError(dir, holder ?? { ...me, purpose: 'unknown', pid: 0 });
-      unlinkSync(path);
-      continue;
+  const started = Date.now();
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    const holder = tryTake(path, me);
+    if (!holder) break;
+    if (holder.pid === process.pid && holder.host === me.host) {
+      throw new Error(`the lock on ${dir} is already held by this process (${holder.purpose})`);
     }
-    try {
-      writeSync(fd, JSON.stringify(me));
-    } finally {
-      closeSync(fd);
-    }
-    break;
+    if (Date.now() - started > timeoutMs) throw new WarehouseBusyError(dir, holder, Date.now() - started);
+    await sleep(delay);
   }
-  let released = false;
-  const ours = () => readHolder(path)?.pid === process.pid;
-  return {
-    setPort(port) {
-      if (!released && ours()) writeFileSync(path, JSON.stringify({ ...me, port }));
-    },
-    release() {
-      if (released) return;
-      released = true;
-      if (ours()) unlinkSync(path);
-    },
-  };
+  try {
+    return await fn();
+  } finally {
+    if (readHolder(path)?.pid === process.pid) unlinkSync(path);
+  }
 }

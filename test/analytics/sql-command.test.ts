@@ -1,13 +1,10 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { PGLITE_SUBDIR } from '../../src/embedded/embedded-postgres.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS, copyEmbeddedTemplate, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 describe.each(BACKENDS)('pitwall sql (%s)', (backend) => {
   let sim: RunningSimulator;
@@ -16,12 +13,9 @@ describe.each(BACKENDS)('pitwall sql (%s)', (backend) => {
   let env: Record<string, string>;
   beforeAll(async () => {
     sim = await startSimulator({ scale: 'tiny', seed: 19 });
-    // The embedded warehouse must not be open in this process while the CLI opens it.
+    // The embedded warehouse as the CLI finds it on its own: a directory whose server is not running.
     if (backend === 'postgres') db = await createTestDatabase();
-    else {
-      dir = mkdtempSync(join(tmpdir(), 'pitwall-sql-'));
-      cpSync(join(inject('embeddedTemplateDir'), PGLITE_SUBDIR), join(dir, PGLITE_SUBDIR), { recursive: true });
-    }
+    else dir = copyEmbeddedTemplate();
     env = db ? { DATABASE_URL: db.url } : { PITWALL_DATA_DIR: dir! };
     expect((await runCli(['sync'], { ...env, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0' })).code).toBe(0);
   });

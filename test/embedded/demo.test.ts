@@ -1,16 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runCli } from '../helpers/cli.js';
+import { warehouseTempDir } from '../helpers/temp-dir.js';
 
 // A demo takes about 20 s on an idle two-core machine; the suite runs beside it, hence the margin.
 const DEMO_MS = 180_000;
 
 describe('pitwall demo', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pitwall-demo-'));
+  const dir = warehouseTempDir('pitwall-demo');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('loads the small world into a fresh embedded warehouse offline and prints standings and next steps', async () => {
@@ -22,7 +22,6 @@ describe('pitwall demo', () => {
     expect(r.stdout).toMatch(/Current standings: 2026 Weekly Points Series\nclass +pos +driver +car +points +behind\n/);
     expect(r.stdout).toMatch(/ {2}1 {2}.+ {2}0$/m);
     expect(r.stdout).toContain('npx pitwall serve-sql --port 5433');
-    expect(r.stdout).toContain('psql "postgres://postgres@127.0.0.1:5433/postgres"');
   }, DEMO_MS);
 
   it('starts from an empty warehouse each time', async () => {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type pg from 'pg';
@@ -9,12 +8,12 @@ import { inject } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openWarehouse, type WarehouseKind } from '../../src/db/open-warehouse.js';
 import { createPool } from '../../src/db/pool.js';
-import { PGLITE_SUBDIR } from '../../src/embedded/embedded-postgres.js';
 import { createSilentLogger } from '../../src/log.js';
 
 import { withDatabase } from './db-url.js';
+import { warehouseTempDir } from './temp-dir.js';
 
-/** Both warehouses pitwall runs on: a PostgreSQL server, and the embedded PGlite. */
+/** Both warehouses pitwall runs on: a PostgreSQL server it is given, and the embedded one it runs. */
 export const BACKENDS: readonly WarehouseKind[] = ['postgres', 'embedded'];
 
 export interface TestDatabase {
@@ -64,9 +63,17 @@ export async function createTestDatabase(kind: WarehouseKind = 'postgres'): Prom
   };
 }
 
+/** A fresh embedded warehouse directory: a copy of the run's migrated one, its server stopped. */
+export function copyEmbeddedTemplate(): string {
+  const dir = warehouseTempDir('pitwall-embedded-test');
+  // The remembered port stays behind: each copy's server finds a free port of its own.
+  const template = inject('embeddedTemplateDir');
+  for (const entry of ['postgres', 'password']) cpSync(join(template, entry), join(dir, entry), { recursive: true, preserveTimestamps: true });
+  return dir;
+}
+
 async function createEmbeddedDatabase(): Promise<TestDatabase> {
-  const dir = mkdtempSync(join(tmpdir(), 'pitwall-embedded-test-'));
-  cpSync(join(inject('embeddedTemplateDir'), PGLITE_SUBDIR), join(dir, PGLITE_SUBDIR), { recursive: true });
+  const dir = copyEmbeddedTemplate();
   const warehouse = await openWarehouse(loadConfig({ PITWALL_DATA_DIR: dir }), createSilentLogger(), { purpose: 'test' });
   let dropped = false;
   return {

@@ -1,57 +1,80 @@
+import { rmSync } from 'node:fs';
+
 import type { TestProject } from 'vitest/node';
 
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
+import { openEmbeddedServer } from '../../src/embedded/server.js';
 import { adminUrlFor, withDatabase } from '../helpers/db-url.js';
+import { warehouseTempDir } from '../helpers/temp-dir.js';
 
 /**
- * Once per test run: find a real Postgres, create one migrated template database, and hand its
+ * Once per test run: find a real PostgreSQL, create one migrated template database, and hand its
  * name to the test files, which clone it (CREATE DATABASE ... TEMPLATE) for a fresh, isolated
  * database each. Cloning a template is far faster than migrating per file.
  *
- * Where Postgres comes from: TEST_DATABASE_URL or DATABASE_URL when set; otherwise a
- * testcontainers PostgreSQL when a container runtime answers; otherwise the run fails with the
- * command that starts a local one.
+ * Where PostgreSQL comes from, in order: TEST_DATABASE_URL; a testcontainers PostgreSQL when a
+ * container runtime answers; otherwise a server this setup starts itself in a temporary
+ * directory, from the same binaries as the embedded warehouse, and removes afterwards. Never
+ * DATABASE_URL: it may name someone's production warehouse, and the tests create and drop
+ * databases.
  */
 declare module 'vitest' {
   export interface ProvidedContext {
     pgAdminUrl: string;
+    /** Where the server came from, for tests that say so. */
+    pgSource: 'TEST_DATABASE_URL' | 'container' | 'embedded';
     pgTemplate: string;
   }
 }
 
-const START_HINT =
-  'No PostgreSQL for the tests. Set TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres), ' +
-  'or start a local server: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start, ' +
-  'or run a container runtime for testcontainers.';
+interface Server {
+  url: string;
+  source: 'TEST_DATABASE_URL' | 'container' | 'embedded';
+  stop?: () => Promise<void>;
+}
 
-async function startContainer(): Promise<{ url: string; stop: () => Promise<void> } | null> {
+async function startContainer(): Promise<Server | null> {
   try {
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
     const container = await new PostgreSqlContainer('postgres:15-alpine').start();
-    return { url: container.getConnectionUri(), stop: async () => void (await container.stop()) };
+    return { url: container.getConnectionUri(), source: 'container', stop: async () => void (await container.stop()) };
   } catch {
+    // No container runtime (it answers within a second or two when there is none).
     return null;
   }
 }
 
+async function startEmbedded(): Promise<Server> {
+  const dir = warehouseTempDir('pitwall-test-server');
+  const server = await openEmbeddedServer({ dir, purpose: 'tests' });
+  return {
+    url: server.url,
+    source: 'embedded',
+    stop: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function findServer(): Promise<Server> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) return { url, source: 'TEST_DATABASE_URL' };
+  return (await startContainer()) ?? (await startEmbedded());
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  let stopContainer: (() => Promise<void>) | undefined;
-  let url = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
-  if (!url) {
-    const started = await startContainer();
-    if (!started) throw new Error(START_HINT);
-    url = started.url;
-    stopContainer = started.stop;
-  }
-  const adminUrl = adminUrlFor(url);
+  const server = await findServer();
+  const adminUrl = adminUrlFor(server.url);
   const template = `pitwall_template_${process.pid}`;
   const admin = createPool(adminUrl, { max: 1 });
   try {
     await admin.query('SELECT 1');
   } catch (err) {
     await admin.end();
-    throw new Error(`${START_HINT} (${(err as Error).message})`);
+    await server.stop?.();
+    throw new Error(`the tests' PostgreSQL (from ${server.source}) does not answer: ${(err as Error).message}`);
   }
   await admin.query(`DROP DATABASE IF EXISTS ${template}`);
   await admin.query(`CREATE DATABASE ${template}`);
@@ -60,11 +83,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await templatePool.end();
 
   project.provide('pgAdminUrl', adminUrl);
+  project.provide('pgSource', server.source);
   project.provide('pgTemplate', template);
 
   return async () => {
     await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
     await admin.end();
-    await stopContainer?.();
+    await server.stop?.();
   };
 }

@@ -1,7 +1,6 @@
 import type pg from 'pg';
 
 import { coerceDbError, DatabaseError } from '../../db/errors.js';
-import { isSessionShared } from '../../embedded/shared-session.js';
 
 /** First half of every pitwall advisory-lock key, so pitwall's locks never collide with others'. */
 const LOCK_NAMESPACE = 730_511;
@@ -22,32 +21,6 @@ export interface JobLock {
 
 /** Tries to take the lock back after its connection drops, waiting this long before each. */
 const RETAKE_DELAYS_MS = [0, 100, 400, 1000];
-
-const localLocks = new WeakMap<pg.Pool, Set<string>>();
-
-/**
- * The job lock of a warehouse whose connections share one session (the embedded one): an
- * advisory lock there would be granted to every caller, and holding a connection for the whole
- * run would starve its one-connection pool. Other processes are already kept out by the lock on
- * the warehouse directory, so exclusivity within this process is all that is left to provide.
- */
-function tryLocalJobLock(pool: pg.Pool, job: string): JobLock | null {
-  let held = localLocks.get(pool);
-  if (!held) localLocks.set(pool, (held = new Set()));
-  if (held.has(job)) return null;
-  held.add(job);
-  let released = false;
-  return {
-    // A lock in this process's memory cannot be lost.
-    lost: new AbortController().signal,
-    confirm: async () => undefined,
-    release: async () => {
-      if (released) return;
-      released = true;
-      held.delete(job);
-    },
-  };
-}
 
 type Watcher = (err?: unknown) => void;
 
@@ -93,7 +66,6 @@ function giveBack(client: pg.PoolClient, watch: Watcher, err?: unknown): void {
 export async function tryJobLock(pool: pg.Pool, job: string): Promise<JobLock | null> {
   const id = JOB_LOCK_IDS[job];
   if (id === undefined) throw new Error(`no advisory lock id for job ${job}`);
-  if (isSessionShared(pool)) return tryLocalJobLock(pool, job);
 
   const lost = new AbortController();
   let holder: { client: pg.PoolClient; watch: Watcher } | null = null;

@@ -1,0 +1,57 @@
+import { chownSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+import { EmbeddedServerError } from './errors.js';
+
+/** The system user the embedded PostgreSQL server runs as, when it cannot run as this process. */
+export interface ServerUser {
+  name: string;
+  uid: number;
+  gid: number;
+}
+
+/**
+ * PostgreSQL refuses to run as root. When pitwall runs as root (a container, a CI runner), the
+ * server runs as the system's `postgres` user, or `nobody` where there is none: accounts every
+ * Linux system has or that a PostgreSQL package made, so pitwall never adds users to the system.
+ * Null when this process is not root: then the server runs as this process's user.
+ */
+export function serverUser(): ServerUser | null {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
+  const passwd = readFileSync('/etc/passwd', 'utf8').split('\n').map((line) => line.split(':'));
+  for (const name of ['postgres', 'nobody']) {
+    const entry = passwd.find((f) => f[0] === name);
+    if (entry) return { name, uid: Number(entry[2]), gid: Number(entry[3]) };
+  }
+  throw new EmbeddedServerError('pitwall runs as root and the system has neither a postgres nor a nobody user to run the embedded PostgreSQL as; run pitwall as another user, or set DATABASE_URL');
+}
+
+/**
+ * Checks that `user` can reach `dir`: every directory above it must be searchable by others,
+ * since the server's user is neither their owner nor (usually) in their group. /root is the
+ * common case: mode 0700.
+ */
+export function assertReachable(dir: string, user: ServerUser): void {
+  for (let at = dirname(dir); ; at = dirname(at)) {
+    const st = statSync(at);
+    const searchable = st.uid === user.uid ? st.mode & 0o100 : st.gid === user.gid ? st.mode & 0o010 : st.mode & 0o001;
+    if (!searchable) {
+      throw new EmbeddedServerError(
+        `the embedded PostgreSQL runs as user ${user.name} (it refuses to run as root) and cannot reach ${dir}: ` +
+          `${at} is mode ${(st.mode & 0o777).toString(8)}. Set PITWALL_DATA_DIR to a directory outside it (e.g. /var/lib/pitwall), or set DATABASE_URL`,
+      );
+    }
+    if (dirname(at) === at) return;
+  }
+}
+
+/** Gives `path` and everything under it to `user` (a copied data directory arrives as root's). */
+export function chownTree(path: string, user: ServerUser): void {
+  chownSync(path, user.uid, user.gid);
+  if (!statSync(path).isDirectory()) return;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) chownTree(child, user);
+    else chownSync(child, user.uid, user.gid);
+  }
+}
