@@ -155,8 +155,8 @@ async function runningPort(layout: Layout, password: string): Promise<number | n
   try {
     await client.connect();
     // A port answering with another server's identity (a stale pid file, the port reused) is not ours.
-    const { rows } = await client.query<{ data: string }>('SHOW data_directory');
-    return rows[0]?.data === layout.data ? port : null;
+    const { rows } = await client.query<{ data_directory: string }>('SHOW data_directory');
+    return rows[0]?.data_directory === layout.data ? port : null;
   } catch {
     return null;
   } finally {

@@ -1,19 +1,20 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
 import { encodeArray } from '../../src/db/load/binary-array.js';
 import { openWarehouse } from '../../src/db/open-warehouse.js';
-import { PGLITE_SUBDIR } from '../../src/embedded/embedded-postgres.js';
 import { createSilentLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { copyEmbeddedTemplate, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { syncOnce } from '../helpers/sync.js';
 import { diffAgainstTruth } from '../helpers/warehouse.js';
+
+const serverRunning = (dir: string) => existsSync(join(dir, 'postgres', 'postmaster.pid'));
 
 describe('the embedded warehouse', () => {
   let db: TestDatabase;
@@ -24,6 +25,16 @@ describe('the embedded warehouse', () => {
   afterAll(async () => {
     await sim?.close();
     await db?.drop();
+  });
+
+  it('is a PostgreSQL server on 127.0.0.1 only, behind a password kept in its directory (mode 0600)', async () => {
+    const { rows } = await db.pool.query(`SELECT current_setting('listen_addresses') AS listen, current_setting('server_version_num')::int AS version`);
+    expect(rows[0]).toEqual({ listen: '127.0.0.1', version: expect.any(Number) });
+    expect(rows[0].version).toBeGreaterThanOrEqual(170000);
+    expect(statSync(join(db.dir!, 'password')).mode & 0o777).toBe(0o600);
+    const port = new URL(db.url).port;
+    const noPassword = new pg.Client({ host: '127.0.0.1', port: Number(port), user: 'postgres', password: 'wrong', database: 'postgres' });
+    await expect(noPassword.connect()).rejects.toMatchObject({ code: '28P01' });
   });
 
   it('speaks the SQL pitwall relies on: binary array parameters, trim_scale, to_char, advisory locks', async () => {
@@ -38,13 +49,13 @@ describe('the embedded warehouse', () => {
     expect(rows[0]).toEqual({ ints: [3, null, -7], texts: ['00', 'Ñúñez', null], points: '12.5', at: '2026-07-04 19:30:00', locked: true, unlocked: true });
   });
 
-  it('syncs with 8 requests in flight through its one connection, and equals the ground truth', async () => {
+  it('syncs with 8 requests in flight, and equals the ground truth', async () => {
     const summary = await syncOnce(db, sim, { env: { PITWALL_CONCURRENCY: '8' } });
     expect(summary.status).toBe('succeeded');
     expect(await diffAgainstTruth(db.pool, sim.url)).toEqual({});
   });
 
-  it('runs a job once at a time in this process: a second run of it is skipped, another job runs beside it', async () => {
+  it('runs a job once at a time: a second run of it is skipped, another job runs beside it', async () => {
     sim.world.advanceDays(14);
     const [a, b, season] = await Promise.all([syncOnce(db, sim), syncOnce(db, sim), syncOnce(db, sim, { job: 'season' })]);
     expect([a.status, b.status].sort()).toEqual(['skipped', 'succeeded']);
@@ -52,29 +63,72 @@ describe('the embedded warehouse', () => {
     expect(await diffAgainstTruth(db.pool, sim.url)).toEqual({});
   });
 
-  it('keeps other processes out while it is open, naming who holds it', async () => {
-    const again = openWarehouse(loadConfig({ PITWALL_DATA_DIR: db.dir! }), createSilentLogger());
-    await expect(again).rejects.toThrow(/in use by pitwall test/);
-    const r = await runCli(['status'], { PITWALL_DATA_DIR: db.dir! });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/in use by pitwall test \(pid \d+/);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
+  it('lets other pitwall processes in while it is open, and stays up when they leave', async () => {
+    const env = { PITWALL_DATA_DIR: db.dir! };
+    const [a, b] = await Promise.all([
+      runCli(['sql', '--csv', 'SELECT count(*) AS n FROM mrp.events'], env),
+      runCli(['status', '--json'], env),
+    ]);
+    expect(a.stderr).toBe('');
+    expect(a.stdout).toBe(`n\n${sim.world.truth().events.length}\n`);
+    expect(b.code).toBe(0);
+    expect(serverRunning(db.dir!)).toBe(true);
+    expect((await db.pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
 });
 
 describe('an embedded warehouse closed and opened again', () => {
-  it('still holds what was written', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pitwall-reopen-'));
-    cpSync(join(inject('embeddedTemplateDir'), PGLITE_SUBDIR), join(dir, PGLITE_SUBDIR), { recursive: true });
+  it('is stopped by the last process to leave, and still holds what was written', async () => {
+    const dir = copyEmbeddedTemplate();
     try {
       const config = loadConfig({ PITWALL_DATA_DIR: dir });
       const first = await openWarehouse(config, createSilentLogger());
+      expect(first.server?.started).toBe(true);
+      const second = await openWarehouse(config, createSilentLogger());
+      expect(second.server).toMatchObject({ started: false, port: first.server!.port });
       await first.pool.query(`INSERT INTO pitwall.sync_runs (job, trigger, status) VALUES ('full', 'manual', 'succeeded')`);
       await first.close();
-      const second = await openWarehouse(config, createSilentLogger());
-      const { rows } = await second.pool.query('SELECT job, status FROM pitwall.sync_runs');
+      expect(serverRunning(dir)).toBe(true);
       await second.close();
+      expect(serverRunning(dir)).toBe(false);
+      const third = await openWarehouse(config, createSilentLogger());
+      const { rows } = await third.pool.query('SELECT job, status FROM pitwall.sync_runs');
+      await third.close();
       expect(rows).toEqual([{ job: 'full', status: 'succeeded' }]);
+      expect(third.server?.port).toBe(first.server?.port);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stays up while a client other than pitwall is attached', async () => {
+    const dir = copyEmbeddedTemplate();
+    try {
+      const w = await openWarehouse(loadConfig({ PITWALL_DATA_DIR: dir }), createSilentLogger());
+      const psql = new pg.Client({ connectionString: w.url });
+      await psql.connect();
+      await w.close();
+      expect(serverRunning(dir)).toBe(true);
+      await psql.end();
+      // The next pitwall process to leave finds no one else and stops it.
+      expect((await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir })).code).toBe(0);
+      expect(serverRunning(dir)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a directory holding a warehouse of pitwall 0.1 (PGlite)', () => {
+  it('is reported with what to do, and left untouched', async () => {
+    const dir = copyEmbeddedTemplate();
+    try {
+      mkdirSync(join(dir, 'pglite'));
+      writeFileSync(join(dir, 'pglite', 'PG_VERSION'), '17\n');
+      const r = await runCli(['sql', '--csv', 'SELECT 1 AS one'], { PITWALL_DATA_DIR: dir, PITWALL_LOG_LEVEL: 'warn' });
+      expect(r.stdout).toBe('one\n1\n');
+      expect(r.stderr).toMatch(/pglite holds a warehouse made by pitwall 0\.1 \(PGlite\).*left untouched.*pitwall sync.*Upgrading from the PGlite warehouse/);
+      expect(readFileSync(join(dir, 'pglite', 'PG_VERSION'), 'utf8')).toBe('17\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,7 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { PITWALL_BIN, runCli } from '../helpers/cli.js';
+import { warehouseTempDir } from '../helpers/temp-dir.js';
 
 const PSQL = '/usr/bin/psql';
 
@@ -43,11 +43,14 @@ describe('pitwall serve-sql', () => {
   let sim: RunningSimulator;
   let dir: string;
   let port: number;
+  let env: Record<string, string>;
   let server: { child: ChildProcess; banner: string };
+  const reader = () =>
+    new pg.Client({ host: '127.0.0.1', port, user: 'pitwall_reader', password: readFileSync(join(dir, 'reader-password'), 'utf8').trim(), database: 'postgres' });
   beforeAll(async () => {
     sim = await startSimulator({ scale: 'tiny', seed: 17 });
-    dir = mkdtempSync(join(tmpdir(), 'pitwall-serve-'));
-    const env = { PITWALL_DATA_DIR: dir, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0' };
+    dir = warehouseTempDir('pitwall-serve');
+    env = { PITWALL_DATA_DIR: dir, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0' };
     expect((await runCli(['sync'], env)).code).toBe(0);
     port = await freePort();
     server = await serve({ PITWALL_DATA_DIR: dir }, port);
@@ -55,38 +58,54 @@ describe('pitwall serve-sql', () => {
   afterAll(async () => {
     server?.child.kill('SIGKILL');
     await sim?.close();
+    // A server left by a failed test is stopped through the same path the CLI uses.
+    if (existsSync(join(dir, 'postgres', 'postmaster.pid'))) await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir });
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers psql, and says how to connect', async () => {
-    expect(server.banner).toContain(`psql "postgres://postgres@127.0.0.1:${port}/postgres"`);
-    const { stdout } = await promisify(execFile)(PSQL, ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-At', '-c', 'SELECT count(*) FROM analytics.current_standings WHERE position = 1'], {
-      env: { PATH: process.env.PATH ?? '', PGCONNECT_TIMEOUT: '10' },
+  it('says how to log in as the read-only role, and psql does, with the password from its file', async () => {
+    expect(server.banner).toContain(`on 127.0.0.1:${port}, read-only for role pitwall_reader`);
+    expect(server.banner).toContain(`PGPASSWORD="$(cat ${join(dir, 'reader-password')})" psql "postgres://pitwall_reader@127.0.0.1:${port}/postgres"`);
+    expect(server.banner).not.toContain(readFileSync(join(dir, 'password'), 'utf8').trim());
+    const { stdout } = await promisify(execFile)(PSQL, ['-h', '127.0.0.1', '-p', String(port), '-U', 'pitwall_reader', '-At', '-c', 'SELECT count(*) FROM analytics.current_standings WHERE position = 1', 'postgres'], {
+      env: { PATH: process.env.PATH ?? '', PGCONNECT_TIMEOUT: '10', PGPASSWORD: readFileSync(join(dir, 'reader-password'), 'utf8').trim() },
     });
     expect(Number(stdout.trim())).toBe(sim.world.truth().point_classes.length);
   });
 
-  it('answers two pg clients at once, reading but not writing', async () => {
-    const clients = [0, 1].map(() => new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' }));
+  it('answers many readers at once, who may read mrp and analytics but write nothing and see nothing of pitwall', async () => {
+    const clients = [0, 1, 2, 3].map(reader);
     await Promise.all(clients.map((c) => c.connect()));
     try {
       const counts = await Promise.all(clients.map((c) => c.query('SELECT count(*)::int AS n FROM analytics.event_results WHERE driver_id > $1', [0])));
-      expect(counts[0]!.rows[0].n).toBe(sim.world.truth().results.length);
-      expect(counts[1]!.rows).toEqual(counts[0]!.rows);
-      await expect(clients[0]!.query('DELETE FROM mrp.results')).rejects.toMatchObject({ code: '25006' });
+      for (const c of counts) expect(c.rows[0].n).toBe(sim.world.truth().results.length);
+      await expect(clients[0]!.query('DELETE FROM mrp.results')).rejects.toMatchObject({ code: '42501' });
+      await expect(clients[1]!.query('SELECT * FROM pitwall.sync_runs')).rejects.toMatchObject({ code: '42501' });
     } finally {
       await Promise.all(clients.map((c) => c.end()));
     }
   });
 
-  it('holds the warehouse while it serves, and lets go of it when stopped', async () => {
-    const busy = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir });
-    expect(busy.code).toBe(1);
-    expect(busy.stderr).toContain(`serve-sql (pid ${server.child.pid}`);
-    expect(busy.stderr).toContain(`127.0.0.1:${port}`);
+  it('lets a sync write while a reader holds a session open', async () => {
+    const bi = reader();
+    await bi.connect();
+    try {
+      sim.world.advanceDays(10);
+      const r = await runCli(['sync'], env);
+      expect(r.code).toBe(0);
+      const { rows } = await bi.query('SELECT count(*)::int AS n FROM mrp.events');
+      expect(rows[0].n).toBe(sim.world.truth().events.length);
+    } finally {
+      await bi.end();
+    }
+  });
+
+  it('keeps the server up while it runs, and lets it stop once it is stopped', async () => {
+    expect(existsSync(join(dir, 'postgres', 'postmaster.pid'))).toBe(true);
     const exited = new Promise((resolve) => server.child.on('exit', resolve));
     server.child.kill('SIGINT');
     expect(await exited).toBe(0);
+    expect(existsSync(join(dir, 'postgres', 'postmaster.pid'))).toBe(false);
     const after = await runCli(['sql', '--csv', 'SELECT 1 AS one'], { PITWALL_DATA_DIR: dir });
     expect(after.stdout).toBe('one\n1\n');
   });
