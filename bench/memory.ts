@@ -1,13 +1,14 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import type { Scale } from '../src/simulator/world/types.js';
 
-import { peakRssBytes, ROOT, startSimulatorProcess } from './lib/child.js';
+import { ROOT, startSimulatorProcess } from './lib/child.js';
 import { createBenchDatabase } from './lib/database.js';
 import { BENCH_SEED } from './lib/result-rows.js';
+import { runSyncProcess } from './lib/sync-process.js';
 
 export interface MemoryFigures {
   scale: Scale;
@@ -45,7 +46,7 @@ function imageNodeOptions(): string {
  * dist/ itself, which would change what bin/pitwall.js runs for everyone else); with `tsx`,
  * bin/pitwall.js as a fresh clone runs it.
  */
-function syncCommand(runtime: 'dist' | 'tsx'): string[] {
+export function syncCommand(runtime: 'dist' | 'tsx'): string[] {
   if (runtime === 'tsx') return [join(ROOT, 'bin/pitwall.js'), 'sync', '--json'];
   rmSync(BENCH_DIST, { recursive: true, force: true });
   execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', BENCH_DIST], {
@@ -87,48 +88,20 @@ async function syncOnce(
 ): Promise<MemoryFigures> {
   const [db, sim] = await Promise.all([createBenchDatabase(server, 'memory', 1), startSimulatorProcess(opts.scale, BENCH_SEED, 0)]);
   try {
-    const started = performance.now();
-    const child = spawn(process.execPath, command, {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        MRP_API_BASE_URL: sim.url,
-        MRP_API_KEY: sim.key,
-        DATABASE_URL: db.url,
-        PITWALL_MAX_RPS: '0',
-        PITWALL_CONCURRENCY: String(opts.concurrency),
-        PITWALL_LOG_LEVEL: 'warn',
-        ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+    const { summary, wallMs, peakRssMb } = await runSyncProcess(command, {
+      MRP_API_BASE_URL: sim.url,
+      MRP_API_KEY: sim.key,
+      DATABASE_URL: db.url,
+      PITWALL_MAX_RPS: '0',
+      PITWALL_CONCURRENCY: String(opts.concurrency),
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
     });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    let peak = 0;
-    const sample = () => {
-      const hwm = child.pid === undefined ? null : peakRssBytes(child.pid);
-      if (hwm !== null) peak = Math.max(peak, hwm);
-    };
-    const timer = setInterval(sample, 25);
-    // Its output is complete only once the pipes have closed, which comes after 'exit'.
-    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once('error', reject);
-      // 'exit' comes before the pipes close; the last sample is as late as /proc allows.
-      child.once('exit', (c) => resolve(c));
-    });
-    clearInterval(timer);
-    const wallMs = Math.round(performance.now() - started);
-    await closed;
-    const summary = JSON.parse(stdout || '{}') as { status?: string; requests?: number; tables?: { results?: { inserted?: number } } };
-    if (code !== 0) throw new Error(`pitwall sync exited with ${code}: ${stdout.slice(0, 500)}`);
     return {
       scale: opts.scale,
       resultRows: summary.tables?.results?.inserted ?? 0,
       requests: summary.requests ?? 0,
       status: summary.status ?? 'unknown',
-      peakRssMb: Math.round(peak / 1048576),
+      peakRssMb,
       wallMs,
       // bin/pitwall.js itself prefers a dist/ when there is one.
       runtime: opts.runtime === 'tsx' && !existsSync(join(ROOT, 'dist/cli.js')) ? 'tsx' : 'dist',

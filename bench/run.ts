@@ -1,7 +1,7 @@
 /**
- * `npm run bench [-- --quick] [-- --only loader,e2e,memory]`: pitwall against PostgreSQL's COPY,
- * against the loader a user would write by hand, and against the upstream's latency; prints a
- * table and writes bench/results/latest.json. See docs/performance.md.
+ * `npm run bench [-- --quick] [-- --only loader,e2e,memory,embedded]`: pitwall against PostgreSQL's
+ * COPY, against the loader a user would write by hand, against the upstream's latency, and the
+ * embedded warehouse against a PostgreSQL server; prints a table and writes bench/results/latest.json. See docs/performance.md.
  *
  * It creates and drops its own databases on the server named by DATABASE_URL, else
  * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres. The figures are timings:
@@ -20,6 +20,7 @@ import { ROOT, runBenchChild } from './lib/child.js';
 import { serverUrl } from './lib/database.js';
 import { judge, renderReport, type BenchResults } from './lib/report.js';
 import { resultRows, worldFor } from './lib/result-rows.js';
+import { benchEmbedded } from './embedded.js';
 import { benchLoader } from './loader.js';
 import { benchMemory } from './memory.js';
 
@@ -29,11 +30,13 @@ interface Sizes {
   naiveRows: number;
   e2eScale: Scale;
   memoryScale: Scale;
+  /** Side-by-side syncs of each warehouse for the embedded wall-time ratio. */
+  embeddedRuns: number;
 }
 
-const FULL: Sizes = { rows: 200_000, repetitions: 3, naiveRows: 5_000, e2eScale: 'medium', memoryScale: 'large' };
-const QUICK: Sizes = { rows: 20_000, repetitions: 3, naiveRows: 1_000, e2eScale: 'small', memoryScale: 'small' };
-const SECTIONS = ['loader', 'e2e', 'memory'] as const;
+const FULL: Sizes = { rows: 200_000, repetitions: 3, naiveRows: 5_000, e2eScale: 'medium', memoryScale: 'large', embeddedRuns: 3 };
+const QUICK: Sizes = { rows: 20_000, repetitions: 3, naiveRows: 1_000, e2eScale: 'small', memoryScale: 'small', embeddedRuns: 1 };
+const SECTIONS = ['loader', 'e2e', 'memory', 'embedded'] as const;
 const LATENCY_MS = 25;
 const CONCURRENCY = 8;
 
@@ -62,7 +65,7 @@ const server = serverUrl(process.env);
 const startLoad = loadavg()[0] ?? 0;
 const startedAt = new Date().toISOString();
 const log = (text: string) => process.stderr.write(`${text}\n`);
-const sections: Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'memory'> = {};
+const sections: Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'memory' | 'embedded'> = {};
 
 if (only.has('loader')) {
   log(`loader: building ${sizes.rows} result rows from the simulator...`);
@@ -87,6 +90,17 @@ if (only.has('memory')) {
   // compile and runs bin/pitwall.js as it is.
   const runtime = values.quick ? 'tsx' : 'dist';
   sections.memory = await benchMemory(server, { scale: sizes.memoryScale, concurrency: CONCURRENCY, runtime });
+}
+if (only.has('embedded')) {
+  log(`embedded: pitwall sync of the ${sizes.e2eScale} world on the embedded warehouse and on the server, ${sizes.embeddedRuns} each, then the ${sizes.memoryScale} world embedded...`);
+  // bin/pitwall.js on both sides: what differs between them is the warehouse alone.
+  sections.embedded = await benchEmbedded(server, {
+    scale: sizes.e2eScale,
+    memoryScale: sizes.memoryScale,
+    runs: sizes.embeddedRuns,
+    concurrency: CONCURRENCY,
+    command: [join(ROOT, 'bin/pitwall.js'), 'sync', '--json'],
+  });
 }
 
 const results: BenchResults = {

@@ -1,4 +1,5 @@
 import type { E2eFigures, NoopFigures } from '../e2e.js';
+import type { EmbeddedFigures } from '../embedded.js';
 import type { LoaderFigures } from '../loader.js';
 import type { MemoryFigures } from '../memory.js';
 
@@ -20,10 +21,11 @@ export interface BenchResults {
   e2e?: E2eFigures;
   noop?: NoopFigures;
   memory?: MemoryFigures;
+  embedded?: EmbeddedFigures;
   targets: Record<string, { target: string; met: boolean | null }>;
 }
 
-type Sections = Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'memory'>;
+type Sections = Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'memory' | 'embedded'>;
 
 /** The issue's targets, judged against one run's figures (null where the section did not run). */
 export function judge(r: Sections): BenchResults['targets'] {
@@ -36,6 +38,9 @@ export function judge(r: Sections): BenchResults['targets'] {
     e2eWallToFloor: t('<= 1.3, requests = minRequests', r.e2e && r.e2e.wallToFloor <= 1.3 && r.e2e.requests === r.e2e.minRequests),
     noop: t('0 rows written, wall/floor <= 1.1', r.noop && r.noop.rowsWritten === 0 && r.noop.wallToFloor <= 1.1),
     peakRss: t('<= 300 MB', r.memory && r.memory.peakRssMb <= 300),
+    embeddedRatio: t('<= 1.15', r.embedded && r.embedded.ratio <= 1.15),
+    embeddedPeakRss: t('<= 300 MB', r.embedded && r.embedded.peakRssMb <= 300),
+    embeddedColdStart: t('<= 3000 ms', r.embedded && r.embedded.startMs.cold <= 3000),
   };
 }
 
@@ -49,7 +54,7 @@ export function renderReport(r: BenchResults): string {
     return t ? [t.target, t.met === null ? '' : t.met ? 'yes' : 'NO'] : ['', ''];
   };
   const add = (measure: string, value: string, key?: string) => rows.push([measure, value, ...(key ? mark(key) : ['', ''] as [string, string])]);
-  const { loader: l, e2e: e, noop: n, memory: m } = r;
+  const { loader: l, e2e: e, noop: n, memory: m, embedded: em } = r;
   // Where the sync's time went: the three processes share the machine's cores.
   const addCpu = (s: { cpuMs: CpuSplit; cpuBoundMs: number | null }) => {
     const part = (ms: number | null) => (ms === null ? '?' : num(ms));
@@ -88,6 +93,15 @@ export function renderReport(r: BenchResults): string {
     if (m.withoutNodeOptions) {
       add('  the same without NODE_OPTIONS: peak RSS, wall', `${num(m.withoutNodeOptions.peakRssMb)} MB, ${num(m.withoutNodeOptions.wallMs)} ms`);
     }
+  }
+  if (em) {
+    add(`embedded warehouse: full sync of the ${em.scale} world, median of ${em.runs}`, `${num(em.wallMs)} ms`);
+    add('  the same sync into the PostgreSQL server', `${num(em.serverWallMs)} ms`);
+    add('  embedded / server wall', em.ratio.toFixed(2), 'embeddedRatio');
+    add(`  peak RSS of pitwall, ${em.memoryScale} world, embedded`, `${num(em.peakRssMb)} MB`, 'embeddedPeakRss');
+    add('  the embedded server beside it (PSS), wall', `${num(em.serverRssMb)} MB, ${num(em.memoryWallMs)} ms`);
+    add('  server start: cold (initdb + start)', `${num(em.startMs.cold)} ms`, 'embeddedColdStart');
+    add('  server start: warm', `${num(em.startMs.warm)} ms`);
   }
   const head: [string, string, string, string] = ['measure', 'value', 'target', 'met'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
