@@ -16,11 +16,11 @@ import { createPool } from '../src/db/pool.js';
 import type { Scale } from '../src/simulator/world/types.js';
 
 import type { benchEndToEnd } from './e2e.js';
+import { benchEmbedded } from './embedded.js';
 import { ROOT, runBenchChild } from './lib/child.js';
 import { serverUrl } from './lib/database.js';
 import { judge, renderReport, type BenchResults } from './lib/report.js';
 import { resultRows, worldFor } from './lib/result-rows.js';
-import { benchEmbedded } from './embedded.js';
 import { benchLoader } from './loader.js';
 import { benchMemory } from './memory.js';
 
