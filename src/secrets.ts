@@ -24,6 +24,16 @@ export function maskUrl(url: string): string {
   return url.slice(0, authorityStart) + masked + rest.slice(authority.length);
 }
 
+/** The password of a connection URL, decoded, or '' when it has none or the URL does not parse. */
+export function urlPassword(url: string | undefined): string {
+  if (!url) return '';
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return '';
+  }
+}
+
 /**
  * A secret this long is masked wherever it occurs: a run of 8 or more characters equal to the
  * key is not a coincidence. A shorter one (`MRP_API_KEY=x`) is masked only where it stands as a

@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 
 import { migrateDatabase } from './migrate.js';
 import { createPool } from './pool.js';
+import { warehouseUnavailable } from './warehouse-unavailable.js';
 
 export type WarehouseKind = 'postgres' | 'embedded';
 
@@ -49,6 +50,7 @@ export interface OpenWarehouseOptions {
 export async function openWarehouse(config: Config, logger: Logger, options: OpenWarehouseOptions = {}): Promise<Warehouse> {
   if (config.databaseUrl) {
     const pool = createPool(config.databaseUrl, { max: options.poolMax ?? 10, logger });
+    await connectOnce(pool, config.databaseUrl);
     let closed: Promise<void> | undefined;
     return { kind: 'postgres', pool, url: config.databaseUrl, dir: undefined, close: () => (closed ??= pool.end()) };
   }
@@ -78,4 +80,19 @@ export async function openWarehouse(config: Config, logger: Logger, options: Ope
   }
   logger.debug({ dir: embedded.dir, url: embedded.url, ms: Math.round(performance.now() - started) }, 'embedded warehouse open');
   return { kind: 'embedded', pool, url: embedded.url, dir: embedded.dir, close };
+}
+
+/**
+ * The pool connects lazily; connecting once here turns a server that cannot be reached (no such
+ * database, nothing listening, a refused login) into one WarehouseUnavailableError before any
+ * work starts, instead of a pg stack trace from wherever the first query happens to be.
+ */
+async function connectOnce(pool: pg.Pool, url: string): Promise<void> {
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw warehouseUnavailable(url, err);
+  }
 }
