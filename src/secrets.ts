@@ -60,16 +60,19 @@ function secretForms(secrets: readonly string[]): string[] {
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * Where a short secret stands as a value: after `name=` (a query string, `key=x`), after
- * `Bearer `, as a JSON string value (`"key":"x"`), as a URL's password (`://user:x@`), or, when
- * it holds a character no word has (`a&b"c`), as a whole token. Each needs the form to end
- * where a value ends, so `key=xyz` keeps its `xyz` for the key `x`.
+ * Where a short secret stands as a value: after `name=` (a query string, `key=x`, also
+ * URL-encoded inside another URL), after `Bearer `, as a JSON string value (`"key":"x"`), as a
+ * URL's password (`://user:x@`), or, when it holds a character no word has (`a&b"c`), as a
+ * whole token. Each needs the form to end where a value ends, so `key=xyz` keeps its `xyz` for
+ * the key `x`.
  */
 function valuePattern(form: string): RegExp {
   const f = escapeRegExp(form);
   const end = '(?![\\w%-])';
   const contexts = [
     `(?<==)${f}${end}`,
+    // A query string inside another URL's query string: `%3D` is `=`, `%26` is `&`.
+    `(?<=%3[Dd])${f}(?=%26|%23|$|[^\\w%-])`,
     `(?<=\\b[Bb]earer\\s+)${f}${end}`,
     `(?<="\\s*:\\s*")${f}(?=")`,
     `(?<=:\\/\\/[^\\s/:@]*:)${f}(?=@)`,

@@ -47,6 +47,7 @@ describe('redact', () => {
       [`{"level":30,"key":"${secret}","msg":"m"}`, '{"level":30,"key":"[redacted]","msg":"m"}'],
       [`{"apiKey": "${secret}"}`, '{"apiKey": "[redacted]"}'],
       [`postgres://pitwall:${secret}@db/pitwall`, 'postgres://pitwall:[redacted]@db/pitwall'],
+      [`/login?next=${encodeURIComponent(`/v2/?key=${secret}&a=1`)}`, `/login?next=${encodeURIComponent('/v2/?key=')}[redacted]${encodeURIComponent('&a=1')}`],
     ];
     for (const [text, masked] of cases) expect(redact(text, [secret]), text).toBe(masked);
   });
