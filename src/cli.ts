@@ -1,7 +1,10 @@
+import { inspect } from 'node:util';
+
 import { ConfigError } from './api/errors.js';
 import { EXIT, UsageError, type CommandContext, type CommandModule } from './commands/context.js';
 import { CONFIG_VARIABLES } from './config.js';
-import { redact } from './secrets.js';
+import { WarehouseUnavailableError } from './db/warehouse-unavailable.js';
+import { redact, urlPassword } from './secrets.js';
 
 /**
  * The command line: the only module that reads process.argv, installs signal handlers or sets
@@ -45,9 +48,29 @@ ${commands}
 Configuration (flags override environment variables, which override defaults):
 ${vars}
 
-Exit codes: 0 success; 1 the run or command failed; 2 bad usage or configuration;
-3 skipped because another process holds the job's lock; 130 interrupted by a signal.
+Exit codes: 0 success; 1 the run or command failed (a warehouse that cannot be opened too);
+2 bad usage or configuration; 3 skipped because another process holds the job's lock;
+4 the upstream refused every root request (MRP_API_KEY is likely wrong); 130 interrupted by a signal.
 `;
+}
+
+/**
+ * What a failed command prints. Errors that name their cause and remedy (bad usage, bad
+ * configuration, a warehouse that cannot be opened) print one line; their stack and cause only
+ * at debug level. Anything else is a bug or an unforeseen failure: its stack helps.
+ */
+function errorText(err: unknown, debug: boolean): string {
+  if (err instanceof UsageError || err instanceof ConfigError) return err.message;
+  if (err instanceof WarehouseUnavailableError) return debug ? `${err.message}\n${inspect(err, { depth: 6 })}` : err.message;
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+/** `--log-level debug|trace` (or `=`), else PITWALL_LOG_LEVEL: read here, as a failed command may not have parsed its config. */
+function debugRequested(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  const i = args.findIndex((a) => a === '--log-level' || a.startsWith('--log-level='));
+  const arg = args[i];
+  const level = arg === undefined ? env.PITWALL_LOG_LEVEL : arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[i + 1];
+  return ['debug', 'trace'].includes((level ?? '').trim().toLowerCase());
 }
 
 const write = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -74,7 +97,7 @@ function trapSignals(controller: AbortController): () => void {
 
 export async function main(argv: string[]): Promise<void> {
   const [name, ...args] = argv;
-  const secrets = [process.env.MRP_API_KEY ?? ''].filter(Boolean);
+  const secrets = [process.env.MRP_API_KEY ?? '', urlPassword(process.env.DATABASE_URL)].filter(Boolean);
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     write(usage());
     process.exitCode = name ? EXIT.ok : EXIT.usage;
@@ -105,8 +128,7 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = await module.run(ctx);
   } catch (err) {
     const usageLike = err instanceof UsageError || err instanceof ConfigError;
-    const text = usageLike ? (err as Error).message : err instanceof Error ? (err.stack ?? err.message) : String(err);
-    process.stderr.write(`pitwall: ${redact(text, secrets)}\n`);
+    process.stderr.write(`pitwall: ${redact(errorText(err, debugRequested(args, process.env)), secrets)}\n`);
     process.exitCode = usageLike ? EXIT.usage : EXIT.failed;
   } finally {
     release();

@@ -24,6 +24,23 @@ export function maskUrl(url: string): string {
   return url.slice(0, authorityStart) + masked + rest.slice(authority.length);
 }
 
+/** The password of a connection URL, decoded, or '' when it has none or the URL does not parse. */
+export function urlPassword(url: string | undefined): string {
+  if (!url) return '';
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A secret this long is masked wherever it occurs: a run of 8 or more characters equal to the
+ * key is not a coincidence. A shorter one (`MRP_API_KEY=x`) is masked only where it stands as a
+ * value, or else every "x" of "database does not exist" would go with it.
+ */
+export const MASK_ANYWHERE_MIN_LENGTH = 8;
+
 /**
  * Every form in which a secret can end up in text we emit: as written, URL-encoded (it travels
  * in a query string) and JSON-escaped (log lines are JSON). Longest first, so a secret that
@@ -40,15 +57,45 @@ function secretForms(secrets: readonly string[]): string[] {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
-/** `text` with every occurrence of each secret replaced by `[redacted]`. */
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Where a short secret stands as a value: after `name=` (a query string, `key=x`, also
+ * URL-encoded inside another URL), after `Bearer `, as a JSON string value (`"key":"x"`), as a
+ * URL's password (`://user:x@`), or, when it holds a character no word has (`a&b"c`), as a
+ * whole token. Each needs the form to end where a value ends, so `key=xyz` keeps its `xyz` for
+ * the key `x`.
+ */
+function valuePattern(form: string): RegExp {
+  const f = escapeRegExp(form);
+  const end = '(?![\\w%-])';
+  const contexts = [
+    `(?<==)${f}${end}`,
+    // A query string inside another URL's query string: `%3D` is `=`, `%26` is `&`.
+    `(?<=%3[Dd])${f}(?=%26|%23|$|[^\\w%-])`,
+    `(?<=\\b[Bb]earer\\s+)${f}${end}`,
+    `(?<="\\s*:\\s*")${f}(?=")`,
+    `(?<=:\\/\\/[^\\s/:@]*:)${f}(?=@)`,
+  ];
+  if (/\W/.test(form)) contexts.push(`(?<![\\w%-])${f}${end}`);
+  // Case-sensitive: a key differs from the same letters in another case.
+  return new RegExp(contexts.join('|'), 'g');
+}
+
+/**
+ * `text` with each secret replaced by `[redacted]`: everywhere for a long secret, where it
+ * stands as a value for a short one (see MASK_ANYWHERE_MIN_LENGTH).
+ */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const form of secretForms(secrets)) out = out.replaceAll(form, REDACTED);
+  for (const form of secretForms(secrets)) {
+    out = form.length >= MASK_ANYWHERE_MIN_LENGTH ? out.replaceAll(form, REDACTED) : out.replace(valuePattern(form), REDACTED);
+  }
   return out;
 }
 
 function containsSecret(text: string, secrets: readonly string[]): boolean {
-  return secretForms(secrets).some((form) => text.includes(form));
+  return redact(text, secrets) !== text;
 }
 
 /**

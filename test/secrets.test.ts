@@ -31,11 +31,49 @@ describe('redact', () => {
   });
 
   it('ignores empty secrets', () => {
-    expect(redact('abc', ['', 'b'])).toBe('a[redacted]c');
+    expect(redact('abc key=b', ['', 'b'])).toBe('abc key=[redacted]');
+  });
+
+  it('replaces a long secret anywhere, even inside a word', () => {
+    const secret = 'k3y-0123456789';
+    expect(redact(`prefix${secret}suffix and ${secret}`, [secret])).toBe('prefix[redacted]suffix and [redacted]');
+  });
+
+  it.each(['x', 'k3y'])('replaces the short secret %j where it stands as a value', (secret) => {
+    const cases: Array<[string, string]> = [
+      [`GET /v2/schedules/?key=${secret}&EventId=4`, 'GET /v2/schedules/?key=[redacted]&EventId=4'],
+      [`GET /v2/schedules/?EventId=4&KEY=${secret}`, 'GET /v2/schedules/?EventId=4&KEY=[redacted]'],
+      [`Authorization: Bearer ${secret}`, 'Authorization: Bearer [redacted]'],
+      [`{"level":30,"key":"${secret}","msg":"m"}`, '{"level":30,"key":"[redacted]","msg":"m"}'],
+      [`{"apiKey": "${secret}"}`, '{"apiKey": "[redacted]"}'],
+      [`postgres://pitwall:${secret}@db/pitwall`, 'postgres://pitwall:[redacted]@db/pitwall'],
+      [`/login?next=${encodeURIComponent(`/v2/?key=${secret}&a=1`)}`, `/login?next=${encodeURIComponent('/v2/?key=')}[redacted]${encodeURIComponent('&a=1')}`],
+    ];
+    for (const [text, masked] of cases) expect(redact(text, [secret]), text).toBe(masked);
+  });
+
+  it.each(['x', 'k3y', 'e'])('leaves unrelated text alone for the short secret %j', (secret) => {
+    for (const text of [
+      'database "pitwall_test" does not exist',
+      'at Object.<anonymous> (/app/dist/index.js:12:3) xk3y k3yx',
+      'key=xyz&other=k3yk3y',
+      'password authentication failed for user "pitwall"',
+    ]) {
+      expect(redact(text, [secret]), text).toBe(text);
+    }
+  });
+
+  it('keeps the case of a short secret significant', () => {
+    expect(redact('key=X key=x', ['x'])).toBe('key=X key=[redacted]');
   });
 });
 
 describe('redactError', () => {
+  it('returns an error that only mentions the letters of a short secret unchanged', () => {
+    const err = new Error('database "x" does not exist; see index.js');
+    expect(redactError(err, ['x'])).toBe(err);
+  });
+
   it('returns a clean error unchanged', () => {
     const err = new Error('fine');
     expect(redactError(err, ['k'.repeat(8)])).toBe(err);

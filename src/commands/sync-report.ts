@@ -15,6 +15,7 @@ export function summaryJson(s: RunSummary): string {
     scopes: s.scopes,
     unknownFields: s.unknownFields,
     repairedBodies: s.repairedBodies,
+    ...(s.keyRefused ? { keyRefused: true } : {}),
     ...(s.error ? { error: s.error } : {}),
   });
 }

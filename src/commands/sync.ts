@@ -32,6 +32,11 @@ export async function run(ctx: CommandContext): Promise<number> {
     );
     progress.finish();
     ctx.out(values.json ? summaryJson(summary) : summaryText(summary));
+    if (summary.keyRefused) {
+      // One line on stderr for the person (or script) who set the key; the summary stays on stdout.
+      ctx.err?.(`pitwall: ${summary.error}\n`);
+      return EXIT.keyRefused;
+    }
     if (summary.status === 'succeeded') return EXIT.ok;
     if (summary.status === 'skipped') return EXIT.skipped;
     if (summary.status === 'interrupted') return EXIT.interrupted;

@@ -1,12 +1,14 @@
 import type pg from 'pg';
 
 import type { Config } from '../config.js';
+import { EmbeddedServerError } from '../embedded/errors.js';
 import { legacyWarehouseNotice } from '../embedded/legacy.js';
 import { openEmbeddedServer } from '../embedded/server.js';
 import type { Logger } from '../log.js';
 
 import { migrateDatabase } from './migrate.js';
 import { createPool } from './pool.js';
+import { warehouseUnavailable, WarehouseUnavailableError } from './warehouse-unavailable.js';
 
 export type WarehouseKind = 'postgres' | 'embedded';
 
@@ -49,13 +51,17 @@ export async function openWarehouse(config: Config, logger: Logger, options: Ope
   const max = options.poolMax ?? 10;
   if (config.databaseUrl) {
     const pool = createPool(config.databaseUrl, { max, logger });
+    await connectOnce(pool, config.databaseUrl);
     let closed: Promise<void> | undefined;
     return { kind: 'postgres', pool, url: config.databaseUrl, dir: undefined, close: () => (closed ??= pool.end()) };
   }
   const dir = options.dir ?? config.dataDir;
   const notice = legacyWarehouseNotice(dir);
   if (notice) logger.warn(notice);
-  const server = await openEmbeddedServer({ dir, purpose: options.purpose ?? 'command', ...(options.port ? { port: options.port } : {}) });
+  const server = await openEmbeddedServer({ dir, purpose: options.purpose ?? 'command', ...(options.port ? { port: options.port } : {}) }).catch((err: unknown) => {
+    if (!(err instanceof EmbeddedServerError)) throw err;
+    throw new WarehouseUnavailableError({ warehouse: dir, problem: err.problem, remedy: err.remedy }, { cause: err });
+  });
   const pool = createPool(server.url, { max, logger });
   let closed: Promise<void> | undefined;
   const close = () =>
@@ -75,4 +81,19 @@ export async function openWarehouse(config: Config, logger: Logger, options: Ope
   }
   logger.debug({ dir: server.dir, port: server.port, started: server.started, ms: server.startMs }, 'embedded warehouse open');
   return { kind: 'embedded', pool, url: server.url, dir: server.dir, server: { started: server.started, startMs: server.startMs, port: server.port }, close };
+}
+
+/**
+ * The pool connects lazily; connecting once here turns a server that cannot be reached (no such
+ * database, nothing listening, a refused login) into one WarehouseUnavailableError before any
+ * work starts, instead of a pg stack trace from wherever the first query happens to be.
+ */
+async function connectOnce(pool: pg.Pool, url: string): Promise<void> {
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw warehouseUnavailable(url, err);
+  }
 }

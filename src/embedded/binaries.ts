@@ -31,16 +31,16 @@ export function postgresBinaries(): PostgresBinaries {
     root = dirname(dirname(require.resolve(name)));
   } catch {
     throw new EmbeddedServerError(
-      `no PostgreSQL binaries for ${process.platform}-${process.arch}: the package ${name} is not installed. ` +
-        'Run npm install (optional dependencies included), or set DATABASE_URL to use a PostgreSQL server.',
+      `no PostgreSQL binaries for ${process.platform}-${process.arch}: the package ${name} is not installed`,
+      'run npm install with optional dependencies included, or set DATABASE_URL to use a PostgreSQL server',
     );
   }
-  hydrateSymlinks(root);
+  hydrateSymlinks(root, name);
   const bin = (file: string) => join(root, 'native', 'bin', process.platform === 'win32' ? `${file}.exe` : file);
   return { initdb: bin('initdb'), pgCtl: bin('pg_ctl'), postgres: bin('postgres') };
 }
 
-function hydrateSymlinks(root: string): void {
+function hydrateSymlinks(root: string, name: string): void {
   const listing = join(root, 'native', 'pg-symlinks.json');
   if (!existsSync(listing)) return;
   const links = JSON.parse(readFileSync(listing, 'utf8')) as { source: string; target: string }[];
@@ -50,7 +50,7 @@ function hydrateSymlinks(root: string): void {
     try {
       symlinkSync(join(root, source), at);
     } catch (err) {
-      throw new EmbeddedServerError(`the PostgreSQL library link ${at} is missing and cannot be made (${(err as Error).message}); run: npm rebuild ${root}`);
+      throw new EmbeddedServerError(`the PostgreSQL library link ${at} is missing and cannot be made (${(err as Error).message})`, `run npm rebuild ${name}`);
     }
   }
 }

@@ -1,12 +1,18 @@
 /**
- * The embedded server could not be created, reached or started. The message is complete (what
- * failed, why, the server log's last lines, what to do), so the CLI prints it without a stack.
+ * The embedded server could not be created, reached or started: what went wrong and what to do,
+ * for one line a person can act on (openWarehouse hands it on as a WarehouseUnavailableError).
+ * `detail` keeps what the tools printed (the server log's last lines) for --log-level debug.
  */
 export class EmbeddedServerError extends Error {
   override readonly name = 'EmbeddedServerError';
+  readonly problem: string;
+  readonly remedy: string;
+  readonly detail: string | undefined;
 
-  constructor(message: string) {
-    super(message);
-    this.stack = `${this.name}: ${this.message}`;
+  constructor(problem: string, remedy: string, detail?: string) {
+    super(`${problem}; ${remedy}`);
+    this.problem = problem;
+    this.remedy = remedy;
+    this.detail = detail;
   }
 }

@@ -23,7 +23,10 @@ export function serverUser(): ServerUser | null {
     const entry = passwd.find((f) => f[0] === name);
     if (entry) return { name, uid: Number(entry[2]), gid: Number(entry[3]) };
   }
-  throw new EmbeddedServerError('pitwall runs as root and the system has neither a postgres nor a nobody user to run the embedded PostgreSQL as; run pitwall as another user, or set DATABASE_URL');
+  throw new EmbeddedServerError(
+    'pitwall runs as root and the system has neither a postgres nor a nobody user to run the embedded PostgreSQL as (it refuses root)',
+    'run pitwall as another user, or set DATABASE_URL',
+  );
 }
 
 /**
@@ -37,8 +40,8 @@ export function assertReachable(dir: string, user: ServerUser): void {
     const searchable = st.uid === user.uid ? st.mode & 0o100 : st.gid === user.gid ? st.mode & 0o010 : st.mode & 0o001;
     if (!searchable) {
       throw new EmbeddedServerError(
-        `the embedded PostgreSQL runs as user ${user.name} (it refuses to run as root) and cannot reach ${dir}: ` +
-          `${at} is mode ${(st.mode & 0o777).toString(8)}. Set PITWALL_DATA_DIR to a directory outside it (e.g. /var/lib/pitwall), or set DATABASE_URL`,
+        `the embedded PostgreSQL runs as user ${user.name} (it refuses to run as root) and cannot reach ${dir}: ${at} is mode ${(st.mode & 0o777).toString(8)}`,
+        'set PITWALL_DATA_DIR to a directory outside it (e.g. /var/lib/pitwall), run pitwall as another user, or set DATABASE_URL',
       );
     }
     if (dirname(at) === at) return;

@@ -130,7 +130,12 @@ async function initCluster(layout: Layout, password: string): Promise<void> {
   try {
     await exec(layout, initdb, ['-D', data, '-U', SUPERUSER, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C']);
   } catch (err) {
-    throw new EmbeddedServerError(`could not create the embedded PostgreSQL in ${layout.data}: ${(err as Error).message}`);
+    const said = (err as Error).message;
+    throw new EmbeddedServerError(
+      `initdb could not create the embedded PostgreSQL in ${layout.data}: ${said.split('\n').find((l) => /error|fatal/i.test(l)) ?? said.split('\n')[0]}`,
+      `check that ${layout.dir} is writable and its disk has room`,
+      said,
+    );
   }
   // Local TCP only: no Unix socket (its default directory may not exist or be writable here).
   appendFileSync(
@@ -178,8 +183,18 @@ async function start(layout: Layout, wanted: number | undefined): Promise<number
       last = err;
     }
   }
-  const log = tail(join(layout.data, LOG_FILE));
-  throw new EmbeddedServerError(`could not start the embedded PostgreSQL in ${layout.data}: ${(last as Error).message.trim()}${log ? `\n${log}` : ''}`);
+  throw startError(layout, wanted, (last as Error).message);
+}
+
+/** Why the server did not start, from its log's last FATAL line, and what to do about it. */
+function startError(layout: Layout, wanted: number | undefined, said: string): EmbeddedServerError {
+  const logFile = join(layout.data, LOG_FILE);
+  const log = tail(logFile, 20);
+  const fatal = log.split('\n').reverse().find((l) => / (FATAL|PANIC): /.test(l));
+  const cause = fatal?.replace(/^.*? (FATAL|PANIC): +/, '') ?? said.split('\n')[0];
+  const taken = /could not (bind|create any TCP\/IP sockets)/.test(log);
+  const remedy = taken && wanted !== undefined ? 'choose another with --port' : `see the server's log, ${logFile}`;
+  return new EmbeddedServerError(`the embedded PostgreSQL in ${layout.data} did not start: ${taken && wanted !== undefined ? `port ${wanted} is in use` : cause}`, remedy, `${said}\n${log}`);
 }
 
 /** Stops the server unless another pitwall process or another client (psql, a BI tool) uses it. */
@@ -240,7 +255,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function tail(path: string, lines = 8): string {
+function tail(path: string, lines: number): string {
   try {
     return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
   } catch {

@@ -4,6 +4,7 @@ import type { SimulatorConfig } from './options.js';
 import { canonicalRequest } from './request-log.js';
 import { indexFor, unitFor } from './seeded-random.js';
 import { ticksAtNoon } from './ticks.js';
+import { transportParam, withoutTransportParams } from './transport-params.js';
 import type { Quirks, World } from './world/types.js';
 
 /**
@@ -28,24 +29,20 @@ export interface ApiAnswer {
   envelope: boolean;
 }
 
-/** Transport parameters: the server consumes them; the world never sees them. */
-const TRANSPORT_PARAMS = ['key', 'jsoncallback'] as const;
-
 export function answerApiRequest(
   ctx: ApiContext,
   path: string,
   query: URLSearchParams,
   options: { forceInvalid?: boolean } = {},
 ): ApiAnswer {
-  const callback = query.get('jsoncallback');
+  const callback = transportParam(query, 'jsoncallback');
   if (callback !== null && !isValidCallbackName(callback)) {
     return jsonError(400, 'jsoncallback must be a JavaScript identifier');
   }
   // The upstream's paths all end with '/'; a missing slash is a different (unknown) resource.
   if (!path.endsWith('/')) return jsonError(404, `no such resource: ${path} (v2 paths end with '/')`);
 
-  const worldQuery = new URLSearchParams(query);
-  for (const name of TRANSPORT_PARAMS) worldQuery.delete(name);
+  const worldQuery = withoutTransportParams(query);
   const outcome = ctx.world.render(path, worldQuery, ctx.quirks);
   if (outcome.kind === 'not-found') return jsonError(404, `no such resource: ${path}`);
 
@@ -56,7 +53,7 @@ export function answerApiRequest(
       : { status, contentType: JSONP_CONTENT_TYPE, body: wrapJsonp(callback, json), envelope: true };
   const httpErrors = ctx.invalidRequest === 'http-error';
 
-  if (query.get('key') !== ctx.key) return wrap(httpErrors ? 401 : 200, renderInvalidEnvelope(outcome.arrayKey, ticks));
+  if (transportParam(query, 'key') !== ctx.key) return wrap(httpErrors ? 401 : 200, renderInvalidEnvelope(outcome.arrayKey, ticks));
   if (outcome.kind === 'missing-filter') {
     return wrap(httpErrors ? 400 : 200, renderInvalidEnvelope(outcome.arrayKey, ticks));
   }

@@ -15,6 +15,7 @@ import { DimensionCache } from './dimension-cache.js';
 import type { Endpoint, Params } from './endpoints.js';
 import type { Seed } from './extract/types.js';
 import { jobPhases, type JobName, type JobPhase } from './jobs.js';
+import { isRefusalStatus, KEY_REFUSED_MESSAGE, KeyRefusalWatch } from './key-refusal.js';
 import type { SyncObserver } from './observer.js';
 import { EnvelopeError, knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
 import { tryJobLock, type JobLock } from './sql/job-lock.js';
@@ -34,6 +35,8 @@ export interface RunSummary {
   scopes: RunCounters['scopes'];
   unknownFields: number;
   repairedBodies: number;
+  /** Every root request was refused and nothing loaded: the API key is the likely cause. */
+  keyRefused?: true;
   error?: string;
 }
 
@@ -187,6 +190,7 @@ async function execute(
     logger,
     signal,
   };
+  const refusals = new KeyRefusalWatch();
   let discovered = 0;
   let done = 0;
   const progress = () => options.onProgress?.({ discovered, done, counters });
@@ -194,6 +198,7 @@ async function execute(
   const visit = async (ep: Endpoint, params: Params): Promise<Seed[]> => {
     const query = canonicalQuery(params);
     const scopeLog = logger.child({ endpoint: ep.name });
+    let refused = false;
     try {
       const body = knownBodyTest(ctx, ep, query);
       const res = await api.get(ep.path, params, { signal, known: body.known });
@@ -203,6 +208,7 @@ async function execute(
         return [];
       }
       if (res.kind === 'invalid') {
+        refused = true;
         counters.scopes.invalid += 1;
         await recordScopeFailure(deps.pool, { endpoint: ep.name, params: query, status: 'invalid', error: res.reason, runId });
         scopeLog.warn({ params: query, reason: res.reason }, 'upstream answered RequestValid 0');
@@ -222,6 +228,7 @@ async function execute(
         throw err;
       }
       counters.scopes.failed += 1;
+      refused = isRefusalStatus(err);
       const message = err instanceof Error ? err.message : String(err);
       scopeLog.warn({ params: query, err: message }, 'scope failed; recorded and skipped');
       await recordScopeFailure(deps.pool, { endpoint: ep.name, params: query, status: 'error', error: message, runId });
@@ -232,6 +239,7 @@ async function execute(
       }
       return [];
     } finally {
+      refusals.visited(ep, params, refused);
       done += 1;
       progress();
     }
@@ -247,6 +255,7 @@ async function execute(
   };
   let status: RunStatus = 'succeeded';
   let error: string | undefined;
+  let keyRefused = false;
   try {
     let cutShort = 0;
     for (const phase of phases) {
@@ -256,6 +265,7 @@ async function execute(
       }
       const plan = await phase.plan(planContext);
       if (!plan) continue;
+      refusals.addRoots(plan.roots);
       logger.debug({ phase: phase.name, roots: plan.roots.length }, 'walking');
       const result = await walk(plan, {
         concurrency: deps.config.concurrency * VISITS_PER_REQUEST_SLOT,
@@ -277,6 +287,11 @@ async function execute(
       status = 'interrupted';
       error = 'stopped before the walk was complete';
       logger.warn({ cutShort }, 'run interrupted');
+    } else if (refusals.keyRefused(counters.scopes.loaded + counters.scopes.unchanged)) {
+      status = 'failed';
+      keyRefused = true;
+      error = KEY_REFUSED_MESSAGE;
+      logger.error({ invalid: counters.scopes.invalid, failed: counters.scopes.failed }, KEY_REFUSED_MESSAGE);
     } else if (counters.scopes.failed > 0 || counters.scopes.invalid > 0) {
       status = 'failed';
       error = `${counters.scopes.failed} scope(s) failed and ${counters.scopes.invalid} answered RequestValid 0; see pitwall.sync_state`;
@@ -288,7 +303,7 @@ async function execute(
     // The scopes found unchanged before the end were checked all the same.
     await ctx.touches.flush().catch((err: unknown) => logger.warn({ err: String(err) }, 'could not record unchanged scopes'));
   }
-  const summary = buildSummary(runId, job, status, started, counters, error);
+  const summary = { ...buildSummary(runId, job, status, started, counters, error), ...(keyRefused ? { keyRefused: true as const } : {}) };
   await finishRun(deps.pool, runId, status, counters.totals(), summary, error ?? null);
   logger.info({ status, requests: summary.requests, durationMs: summary.durationMs }, 'run finished');
   return summary;

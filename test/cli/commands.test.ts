@@ -59,9 +59,9 @@ describe('the pitwall command', () => {
     expect(report.endpoints.map((e) => e.endpoint)).toContain('point_standings');
   });
 
-  it('exits 1 when the upstream refuses the key, and records why', async () => {
+  it('exits 4 when the upstream refuses the key, and records why', async () => {
     const r = await runCli(['sync', '--json'], { ...env, MRP_API_KEY: 'not-the-key' });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(4);
     expect(JSON.parse(r.stdout).status).toBe('failed');
     const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM pitwall.sync_state WHERE status = 'invalid'`);
     expect(rows[0].n).toBeGreaterThan(0);

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import pg from 'pg';
@@ -130,6 +131,28 @@ describe('a directory holding a warehouse of pitwall 0.1 (PGlite)', () => {
       expect(r.stderr).toMatch(/pglite holds a warehouse made by pitwall 0\.1 \(PGlite\).*left untouched.*pitwall sync.*Upgrading from the PGlite warehouse/);
       expect(readFileSync(join(dir, 'pglite', 'PG_VERSION'), 'utf8')).toBe('17\n');
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an embedded warehouse that cannot start', () => {
+  it('says in one line why and what to do, the stack only at debug level', async () => {
+    const dir = copyEmbeddedTemplate();
+    // A port certainly taken: one this test listens on.
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const r = await runCli(['serve-sql', '--port', String(port)], { PITWALL_DATA_DIR: dir });
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        `pitwall: cannot open the warehouse at ${dir}: the embedded PostgreSQL in ${join(dir, 'postgres')} did not start: port ${port} is in use; choose another with --port`,
+      ]);
+      const debug = await runCli(['serve-sql', '--port', String(port), '--log-level', 'debug'], { PITWALL_DATA_DIR: dir });
+      expect(debug.stderr).toMatch(/could not bind IPv4 address "127\.0\.0\.1"/);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
       rmSync(dir, { recursive: true, force: true });
     }
   });

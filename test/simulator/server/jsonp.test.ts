@@ -26,4 +26,20 @@ describe('jsoncallback', () => {
       expect(res.headers.get('content-type'), name).toBe('application/json; charset=utf-8');
     }
   });
+
+  it('reads the callback parameter whatever the case of its name, as the ASP.NET upstream does', async () => {
+    const sim = await startTestSimulator();
+    const plain = await (await fetch(apiUrl(sim, '/v2/schedules/'))).text();
+    for (const name of ['JsonCallback', 'JSONCALLBACK', 'jsonCallback']) {
+      const res = await fetch(`${apiUrl(sim, '/v2/schedules/')}&${name}=cb`);
+      expect(res.headers.get('content-type'), name).toBe('application/javascript; charset=utf-8');
+      expect(await res.text(), name).toBe(`cb(${plain})`);
+    }
+  });
+
+  it('refuses a bad callback name under any spelling of the parameter', async () => {
+    const sim = await startTestSimulator();
+    const res = await fetch(`${apiUrl(sim, '/v2/schedules/')}&JsonCallback=${encodeURIComponent('alert(1);x')}`);
+    expect(res.status).toBe(400);
+  });
 });
