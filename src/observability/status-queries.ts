@@ -77,7 +77,7 @@ export interface EndpointState {
   invalid: number;
   error: number;
   last_success_at: string | null;
-  /** The newest run that loaded or confirmed one of its scopes. */
+  /** The newest run that tried one of its scopes, successfully or not. */
   last_run_id: number | null;
 }
 
@@ -89,7 +89,7 @@ export async function endpointStates(db: pg.Pool): Promise<EndpointState[]> {
             count(*) FILTER (WHERE status = 'invalid')::int AS invalid,
             count(*) FILTER (WHERE status = 'error')::int AS error,
             max(last_success_at)::text AS last_success_at,
-            max(last_run_id) FILTER (WHERE status = 'ok')::int AS last_run_id
+            max(last_run_id)::int AS last_run_id
        FROM pitwall.sync_state GROUP BY endpoint ORDER BY endpoint`,
   );
   return rows;

@@ -63,10 +63,12 @@ export interface PageTable {
   /** When one of those endpoints last answered successfully (changed or not): the data was current then. */
   checked_at: string | null;
   checked_age_seconds: number | null;
-  /** The job of the run behind `checked_at`, and how that job's latest run ended. */
-  checked_by_job: string | null;
+  /** The job of the newest run that tried a scope of those endpoints (successfully or not), and how that job's latest run ended. */
+  last_job: string | null;
   job_last_status: string | null;
-  /** That job's latest run did not succeed, so the table may lag what the upstream has now. */
+  /** Scopes of those endpoints whose last attempt failed (invalid or error). */
+  failing_scopes: number;
+  /** Some of its scopes are failing, or the job that feeds it failed since: the table may lag what the upstream has now. */
   behind: boolean;
 }
 
@@ -214,11 +216,13 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
   const fedBy = feeders();
   const pageTables: PageTable[] = tables.map((table) => {
     const sources = fedBy.get(table) ?? [];
-    const newest = endpoints
-      .filter((e) => sources.includes(e.endpoint) && e.last_success_at !== null)
-      .sort((a, b) => Date.parse(iso(b.last_success_at) ?? '') - Date.parse(iso(a.last_success_at) ?? ''))[0];
-    const checkedAt = newest ? iso(newest.last_success_at) : null;
-    const job = newest?.last_run_id != null ? (runJobs.get(newest.last_run_id) ?? null) : null;
+    const feeding = endpoints.filter((e) => sources.includes(e.endpoint));
+    const newestFirst = (a: string | null, b: string | null) => Date.parse(iso(b) ?? '') - Date.parse(iso(a) ?? '');
+    const checked = feeding.filter((e) => e.last_success_at !== null).sort((a, b) => newestFirst(a.last_success_at, b.last_success_at))[0];
+    const checkedAt = checked ? iso(checked.last_success_at) : null;
+    const lastRun = Math.max(0, ...feeding.map((e) => e.last_run_id ?? 0));
+    const job = runJobs.get(lastRun) ?? null;
+    const failingScopes = feeding.reduce((n, e) => n + e.invalid + e.error, 0);
     const jobStatus = job ? (lastStatus.get(job) ?? null) : null;
     const count = rows.get(table) ?? { rows: 0, exact: false };
     return {
@@ -229,9 +233,10 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
       fed_by: sources,
       checked_at: checkedAt,
       checked_age_seconds: ageSeconds(checkedAt, now),
-      checked_by_job: job,
+      last_job: job,
       job_last_status: jobStatus,
-      behind: jobStatus !== null && BEHIND.has(jobStatus),
+      failing_scopes: failingScopes,
+      behind: failingScopes > 0 || (jobStatus !== null && BEHIND.has(jobStatus)),
     };
   });
 

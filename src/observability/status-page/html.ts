@@ -35,6 +35,11 @@ function duration(ms: number): string {
   return `${(ms / 60_000).toFixed(1)} min`;
 }
 
+function behindReason(t: StatusPageData['tables'][number]): string {
+  if (t.failing_scopes > 0) return `${count(t.failing_scopes)} failing scope${t.failing_scopes === 1 ? '' : 's'}`;
+  return `its last run ${t.job_last_status ?? ''}`;
+}
+
 const when = (at: string | null) => (at === null ? '' : at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
 const statusCell = (status: string | null) => (status === null ? '<span class="muted">never run</span>' : `<span class="status-${e(status)}">${e(status)}</span>`);
 
@@ -107,13 +112,13 @@ export function renderStatusPage(data: StatusPageData): string {
     ),
   );
   const tables = table(
-    ['table', 'rows', 'last change', 'checked', 'by job', 'fed by'],
+    ['table', 'rows', 'last change', 'last checked', 'last tried by', 'fed by'],
     data.tables.map(
       (t) =>
         `<tr${t.behind ? ' class="failed"' : ''}><td>${e(t.table)}</td><td class="n">${t.rows_exact ? '' : '≈ '}${count(t.rows)}</td>`
         + `<td>${t.last_change_at ? e(when(t.last_change_at)) : '<span class="muted">not in the last runs</span>'}</td>`
         + `<td title="${e(when(t.checked_at))}">${e(ago(t.checked_age_seconds))}</td>`
-        + `<td>${t.checked_by_job ? `${e(t.checked_by_job)}${t.behind ? ` <span class="behind">(its last run ${e(t.job_last_status)})</span>` : ''}` : ''}</td>`
+        + `<td>${e(t.last_job ?? '')}${t.behind ? ` <span class="behind">(${e(behindReason(t))})</span>` : ''}</td>`
         + `<td class="muted">${e(t.fed_by.join(', '))}</td></tr>`,
     ),
     'no tables',
