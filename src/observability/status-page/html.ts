@@ -43,9 +43,9 @@ function behindReason(t: StatusPageData['tables'][number]): string {
 const when = (at: string | null) => (at === null ? '' : at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
 const statusCell = (status: string | null) => (status === null ? '<span class="muted">never run</span>' : `<span class="status-${e(status)}">${e(status)}</span>`);
 
-function table(headers: string[], rows: string[], empty: string): string {
-  if (rows.length === 0) return `<p class="muted">${e(empty)}</p>`;
-  return `<table><thead><tr>${headers.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+function table(id: string, headers: string[], rows: string[], empty: string): string {
+  if (rows.length === 0) return `<p class="muted" id="${id}">${e(empty)}</p>`;
+  return `<table id="${id}"><thead><tr>${headers.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 function runRow(r: PageRun): string {
@@ -82,6 +82,7 @@ function charts(data: StatusPageData): string {
 export function renderStatusPage(data: StatusPageData): string {
   const failedRuns = data.runs.filter((r) => FAILED.has(r.status)).length;
   const jobs = table(
+    'jobs',
     ['job', 'last run', 'status', 'started', 'last success'],
     data.jobs.map(
       (j) =>
@@ -91,11 +92,13 @@ export function renderStatusPage(data: StatusPageData): string {
     'no jobs',
   );
   const runs = table(
+    'runs',
     ['run', 'job', 'trigger', 'status', 'started', 'duration', 'requests', 'retries', 'rows written', 'rejected', 'error'],
     data.runs.map(runRow),
     'No run yet.',
   );
   const endpoints = table(
+    'endpoints',
     ['endpoint', 'scopes', 'ok', 'invalid', 'error', 'last success', 'items rejected', 'unmodelled paths'],
     data.endpoints.map(
       (p) =>
@@ -112,6 +115,7 @@ export function renderStatusPage(data: StatusPageData): string {
     ),
   );
   const tables = table(
+    'tables',
     ['table', 'rows', 'last change', 'last checked', 'last tried by', 'fed by'],
     data.tables.map(
       (t) =>
@@ -128,7 +132,7 @@ export function renderStatusPage(data: StatusPageData): string {
     : `<p class="muted">${data.runs.length ? `All of the last ${data.runs.length} runs succeeded or are running.` : 'No run yet.'}</p>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>pitwall status</title><style>${STYLE}</style></head>
+<title>pitwall status</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>
 <body>
 <h1>pitwall status</h1>
 <p class="muted">Generated ${e(when(data.generated_at))}. The same data as JSON: <a href="status.json">status.json</a>.</p>
@@ -137,7 +141,7 @@ ${headline}
 <h2>Runs</h2>${charts(data)}${runs}
 <h2>Endpoints</h2>${endpoints}
 ${data.drift_recorded ? '' : '<p class="muted">No response shapes recorded yet (pitwall.shape_paths is empty).</p>'}
-<h2>Failing scopes</h2>${table(['endpoint', 'params', 'status', 'last attempt', 'last error'], failing, 'None: every scope answered on its last attempt.')}
+<h2>Failing scopes</h2>${table('failing', ['endpoint', 'params', 'status', 'last attempt', 'last error'], failing, 'None: every scope answered on its last attempt.')}
 <h2>Tables</h2>${tables}
 </body></html>
 `;
