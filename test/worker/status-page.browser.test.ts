@@ -14,10 +14,8 @@ describe('the status page in a browser', () => {
   let db: TestDatabase;
   let sim: RunningSimulator;
   let worker: Worker;
-  let browser: Chromium;
+  let browser: Chromium | undefined;
   beforeAll(async () => {
-    // No skip when the browser is missing: launchChromium fails with what to install.
-    browser = await launchChromium();
     [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 6 })]);
     const config = workerConfig(db, sim, { PITWALL_HTTP_PORT: '0', PITWALL_MAX_ATTEMPTS: '1' });
     worker = createWorker({ pool: db.pool, config, logger: createSilentLogger(), now: simulatorClock(sim) }, { httpHost: '127.0.0.1' });
@@ -32,6 +30,9 @@ describe('the status page in a browser', () => {
 
   /** Loads `/`, recording every request the page makes and every script error or console error. */
   async function load() {
+    // Started by the first test that needs it, so a missing browser fails each test (with what
+    // to install) rather than skipping it.
+    browser ??= await launchChromium();
     const page = await browser.context.newPage();
     const requests: string[] = [];
     const problems: string[] = [];
