@@ -10,7 +10,8 @@ const FAILED: ReadonlySet<string> = new Set(['failed', 'interrupted', 'abandoned
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1d2330;background:#fff}
 h1{font-size:1.4rem;margin:0 0 .2rem}h2{font-size:1.1rem;margin:1.6rem 0 .5rem}
-table{border-collapse:collapse;margin:.3rem 0}th,td{padding:.2rem .6rem;text-align:left;border-bottom:1px solid #e3e6ec;vertical-align:top}
+table{border-collapse:collapse;margin:.3rem 0}th,td{padding:.2rem .6rem;text-align:left;border-bottom:1px solid #e3e6ec;vertical-align:top;white-space:nowrap}
+td.wrap{white-space:normal;max-width:24rem}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 tr.failed td{background:#fdecec}.status-failed,.status-interrupted,.status-abandoned,.behind{color:#b3261e;font-weight:600}
 .status-succeeded{color:#1e7b34}.status-running{color:#8a5a00}.muted{color:#6b7280}
@@ -123,7 +124,7 @@ export function renderStatusPage(data: StatusPageData): string {
         + `<td>${t.last_change_at ? e(when(t.last_change_at)) : '<span class="muted">not in the last runs</span>'}</td>`
         + `<td title="${e(when(t.checked_at))}">${e(ago(t.checked_age_seconds))}</td>`
         + `<td>${e(t.last_job ?? '')}${t.behind ? ` <span class="behind">(${e(behindReason(t))})</span>` : ''}</td>`
-        + `<td class="muted">${e(t.fed_by.join(', '))}</td></tr>`,
+        + `<td class="muted wrap">${e(t.fed_by.join(', '))}</td></tr>`,
     ),
     'no tables',
   );
