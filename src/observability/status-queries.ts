@@ -54,7 +54,8 @@ const RUN_COLUMNS = `run_id::int, job, trigger, status, started_at::text, finish
 
 /** The newest `limit` runs of any job, newest first: a backward scan of the primary key. */
 export async function recentRuns(db: pg.Pool, limit: number): Promise<RunRow[]> {
-  const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM pitwall.sync_runs ORDER BY run_id DESC LIMIT $1`, [limit]);
+  // Ordered by the table's column, not the output's run_id (a cast, which no index serves).
+  const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM pitwall.sync_runs x ORDER BY x.run_id DESC LIMIT $1`, [limit]);
   return rows;
 }
 

@@ -114,20 +114,20 @@ async function tableRows(db: pg.Pool, tables: readonly WarehouseTableName[]): Pr
        LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid`,
     [tables.map((t) => tableMeta(warehouseTables[t]).qualifiedName)],
   );
+  const counted = await Promise.all(
+    rows.map(async (r) => {
+      const table = tables[r.n - 1];
+      if (!table) return null;
+      if (r.estimate >= EXACT_COUNT_BELOW) return [table, { rows: Math.round(r.estimate), exact: false }] as const;
+      // Small by the estimate, so an exact count is cheap; and estimates of small tables are the
+      // ones most often off (none yet right after the first load).
+      const meta = tableMeta(warehouseTables[table]);
+      const exact = await db.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${meta.qualifiedName}`);
+      return [table, { rows: exact.rows[0]?.n ?? 0, exact: true }] as const;
+    }),
+  );
   const out = new Map<string, { rows: number; exact: boolean }>();
-  for (const r of rows) {
-    const table = tables[r.n - 1];
-    if (!table) continue;
-    if (r.estimate >= EXACT_COUNT_BELOW) {
-      out.set(table, { rows: Math.round(r.estimate), exact: false });
-      continue;
-    }
-    // Small by the estimate, so an exact count is cheap; and estimates of small tables are the
-    // ones most often off (none yet right after the first load).
-    const meta = tableMeta(warehouseTables[table]);
-    const counted = await db.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${meta.qualifiedName}`);
-    out.set(table, { rows: counted.rows[0]?.n ?? 0, exact: true });
-  }
+  for (const entry of counted) if (entry) out.set(entry[0], entry[1]);
   return out;
 }
 
