@@ -38,7 +38,8 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 try {
   const history = await pool.query<{ runs: number; scopes: number; results: number }>(
     `SELECT (SELECT count(*) FROM pitwall.sync_runs)::int AS runs, (SELECT count(*) FROM pitwall.sync_state)::int AS scopes,
-            (SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = to_regclass('mrp.results'))::float8 AS results`,
+            (SELECT greatest(c.reltuples, s.n_live_tup, 0) FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+              WHERE c.oid = to_regclass('mrp.results'))::float8 AS results`,
   );
   console.log(`warehouse: ${JSON.stringify(history.rows[0])}`);
   for (const path of ['/', '/status.json']) {
