@@ -158,3 +158,27 @@ describe('PITWALL_HTTP_TOKEN', () => {
     }
   });
 });
+
+describe('the status page on the embedded warehouse', () => {
+  it('reads the same data from PGlite', async () => {
+    const [db, sim] = await Promise.all([createTestDatabase('embedded'), startSimulator({ scale: 'tiny', seed: 5 })]);
+    const worker = createWorker(
+      { pool: db.pool, config: workerConfig(db, sim, { PITWALL_HTTP_PORT: '0' }), logger: createSilentLogger(), now: simulatorClock(sim) },
+      { httpHost: '127.0.0.1' },
+    );
+    try {
+      await worker.start();
+      const run = await worker.runJob('full');
+      expect(run.status).toBe('succeeded');
+      const data = JSON.parse((await get(`${worker.url}/status.json`)).text) as StatusPageData;
+      expect(data.runs.map((r) => [r.run_id, r.status])).toEqual([[run.runId, 'succeeded']]);
+      const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM mrp.results');
+      expect(data.tables.find((t) => t.table === 'results')?.rows).toBe(rows[0]?.n);
+      expect((await get(`${worker.url}/`)).text).toContain('<svg ');
+    } finally {
+      await worker.stop();
+      await sim.close();
+      await db.drop();
+    }
+  });
+});
