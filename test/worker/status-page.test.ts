@@ -36,6 +36,16 @@ describe('the status page after real runs', () => {
     // Error texts are whatever the upstream or the network said; make one say the worst.
     await db.pool.query(`UPDATE pitwall.sync_state SET last_error = $1 WHERE endpoint = 'results_feed'`, [hostile(sim.key)]);
     await db.pool.query(`UPDATE pitwall.sync_runs SET error = $1 WHERE run_id = $2`, [hostile(sim.key), live.runId]);
+    // What the drift recorder and the validator leave behind, for the endpoints' summaries.
+    await db.pool.query(
+      `INSERT INTO pitwall.shape_paths (endpoint, path, json_types, seen, modelled)
+       VALUES ('results', 'Classes[]', '{array}', 3, true), ('results', 'Classes[].NewField', '{string}', 2, false),
+              ('results', 'Classes[].Other', '{number}', 1, false), ('events', 'Events[]', '{array}', 1, true)`,
+    );
+    await db.pool.query(
+      `INSERT INTO pitwall.rejects (run_id, endpoint, params, reason) VALUES ($1, 'lineups', 'EventId=1', 'x'), ($1, 'lineups', 'EventId=2', 'y')`,
+      [full.runId],
+    );
   });
   afterAll(async () => {
     await worker?.stop();
@@ -67,6 +77,11 @@ describe('the status page after real runs', () => {
     const feed = data.endpoints.find((e) => e.endpoint === 'results_feed');
     expect(feed?.error).toBe(1);
     expect(feed?.failing[0]?.last_error).toContain('[redacted]');
+    expect(data.drift_recorded).toBe(true);
+    expect(data.endpoints.find((e) => e.endpoint === 'results')?.drift).toEqual({ paths: 3, unmodelled: 2 });
+    expect(data.endpoints.find((e) => e.endpoint === 'events')?.drift).toEqual({ paths: 1, unmodelled: 0 });
+    expect(data.endpoints.find((e) => e.endpoint === 'lineups')).toMatchObject({ drift: null, items_rejected: 2 });
+    expect(data.endpoints.find((e) => e.endpoint === 'results')?.items_rejected).toBe(0);
 
     expect(data.tables.map((t) => t.table).sort()).toEqual(Object.keys(warehouseTables).sort());
     const { rows: counted } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM mrp.results');
@@ -98,6 +113,7 @@ describe('the status page after real runs', () => {
     for (const table of Object.keys(warehouseTables)) expect(html).toContain(`<td>${table}</td>`);
     expect(html.match(/<svg /g)?.length).toBeGreaterThanOrEqual(3);
     expect(html).toContain('Duration of full runs');
+    expect(html).toMatch(/<td>results<\/td>(<td[^>]*>[^<]*<\/td>)*<td class="n">2 of 3<\/td><\/tr>/);
     // The hostile text is shown, as text: no element, no attribute came through.
     expect(html).toContain('upstream said &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; &amp; &#39;key=[redacted]&#39;');
     expect(html).not.toMatch(/<script|<img|onerror=alert\(1\)>/i);
@@ -142,6 +158,10 @@ describe('PITWALL_HTTP_TOKEN', () => {
       expect((await get(`${worker.url}${path}`, { authorization: `Basic ${token}` })).status, path).toBe(401);
       expect((await get(`${worker.url}${path}`, { authorization: `Bearer ${token}` })).status, path).toBe(200);
     }
+    const empty = JSON.parse((await get(`${worker.url}/status.json`, { authorization: `Bearer ${token}` })).text) as StatusPageData;
+    expect(empty).toMatchObject({ runs: [], endpoints: [], drift_recorded: false });
+    expect(empty.tables.every((t) => t.rows === 0 && t.last_change_at === null && t.checked_at === null)).toBe(true);
+    expect((await get(`${worker.url}/`, { authorization: `Bearer ${token}` })).text).toContain('No run yet.');
     expect((await get(`${worker.url}/healthz`)).status).toBe(200);
   });
 
