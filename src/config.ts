@@ -74,6 +74,7 @@ const schema = z.object({
   settleDays: int(0),
   shutdownTimeoutMs: int(0, MAX_TIMER_MS),
   httpPort: int(0, 65535).optional(),
+  httpToken: z.string().trim().min(16).optional(),
   cronLive: cron,
   cronSeason: cron,
   cronFull: cron,
@@ -84,7 +85,7 @@ const schema = z.object({
 export type Config = Readonly<z.output<typeof schema>>;
 export type ConfigKey = keyof Config;
 /** Settings with no default; a command that needs one passes it in `require`. */
-export type OptionalKey = 'apiKey' | 'databaseUrl' | 'httpPort';
+export type OptionalKey = 'apiKey' | 'databaseUrl' | 'httpPort' | 'httpToken';
 export type ConfigWith<R extends OptionalKey> = Config & { readonly [K in R]: NonNullable<Config[K]> };
 
 export interface ConfigVariable {
@@ -200,8 +201,16 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     env: 'PITWALL_HTTP_PORT',
     flag: '--http-port',
     default: undefined,
-    description: 'Port of the worker\'s health/metrics HTTP endpoint; unset = no endpoint.',
+    description: 'Port of the worker\'s HTTP endpoint (health, metrics, status page); unset = no endpoint.',
     expected: 'an integer from 0 to 65535',
+  },
+  httpToken: {
+    env: 'PITWALL_HTTP_TOKEN',
+    flag: undefined,
+    default: undefined,
+    secret: true,
+    description: 'When set, the status page, /status.json and /metrics need `Authorization: Bearer <token>`; /healthz stays open. Never logged.',
+    expected: 'a token of at least 16 characters',
   },
   cronLive: {
     env: 'PITWALL_CRON_LIVE',
@@ -245,8 +254,8 @@ export const CONFIG_VARIABLES: readonly Readonly<ConfigVariable>[] = Object.free
   (Object.keys(VARIABLES) as ConfigKey[]).map((key) => Object.freeze({ key, ...VARIABLES[key] })),
 );
 
-/** Flag values by setting; the API key has none, so it never has to appear in argv. */
-export type ConfigFlags = Partial<Record<Exclude<ConfigKey, 'apiKey'>, string | number | undefined>>;
+/** Flag values by setting; the secrets have none, so they never have to appear in argv. */
+export type ConfigFlags = Partial<Record<Exclude<ConfigKey, 'apiKey' | 'httpToken'>, string | number | undefined>>;
 
 export interface LoadConfigOptions<R extends OptionalKey> {
   /** Settings this command cannot run without, e.g. `['apiKey', 'databaseUrl']` for sync. */
@@ -273,7 +282,7 @@ export function loadConfig<R extends OptionalKey = never>(
   const raw: Partial<Record<ConfigKey, string>> = {};
   const source: Partial<Record<ConfigKey, string>> = {};
   for (const variable of CONFIG_VARIABLES) {
-    const flagValue = variable.key === 'apiKey' ? undefined : flags[variable.key];
+    const flagValue = variable.key === 'apiKey' || variable.key === 'httpToken' ? undefined : flags[variable.key];
     const envValue = env[variable.env];
     if (flagValue !== undefined && String(flagValue) !== '') {
       raw[variable.key] = String(flagValue);
@@ -321,12 +330,13 @@ function safeDecode(text: string): string {
 }
 
 /**
- * The secret strings a config holds (the API key, the database password), for the logger's
+ * The secret strings a config holds (the API key, the HTTP token, the database password), for the logger's
  * and the errors' redaction.
  */
 export function configSecrets(config: Config): string[] {
   const secrets: string[] = [];
   if (config.apiKey) secrets.push(config.apiKey);
+  if (config.httpToken) secrets.push(config.httpToken);
   if (config.databaseUrl) {
     const password = new URL(config.databaseUrl).password;
     if (password) secrets.push(password, safeDecode(password));

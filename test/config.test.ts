@@ -79,10 +79,22 @@ describe('loadConfig', () => {
 
 describe('CONFIG_VARIABLES', () => {
   it('lists every setting once, with a description, for --help and the README', () => {
-    const keys = Object.keys(loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db', PITWALL_HTTP_PORT: '0' }));
+    const keys = Object.keys(loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db', PITWALL_HTTP_PORT: '0', PITWALL_HTTP_TOKEN: 'x'.repeat(16) }));
     expect(CONFIG_VARIABLES.map((v) => v.key).sort()).toEqual(keys.sort());
     expect(new Set(CONFIG_VARIABLES.map((v) => v.env)).size).toBe(CONFIG_VARIABLES.length);
     for (const v of CONFIG_VARIABLES) expect(v.description.length, v.env).toBeGreaterThan(10);
     expect(CONFIG_VARIABLES.find((v) => v.key === 'apiKey')?.flag).toBeUndefined();
+    expect(CONFIG_VARIABLES.find((v) => v.key === 'httpToken')?.flag).toBeUndefined();
+  });
+});
+
+describe('PITWALL_HTTP_TOKEN', () => {
+  it('is optional, refused when short without being echoed, and handed to redaction', () => {
+    expect(loadConfig({}).httpToken).toBeUndefined();
+    const err = configError(() => loadConfig({ PITWALL_HTTP_TOKEN: 'short-tok' }));
+    expect(err.message).toContain('PITWALL_HTTP_TOKEN');
+    expect(err.message).not.toContain('short-tok');
+    const token = 'a-token-of-sixteen-or-more';
+    expect(configSecrets(loadConfig({ PITWALL_HTTP_TOKEN: token }))).toEqual([token]);
   });
 });

@@ -2,32 +2,19 @@ import type pg from 'pg';
 
 import { tableMeta } from '../db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
-import { JOB_NAMES } from '../sync/jobs.js';
+import { endpointStates, failingScopes, jobStates, recentRuns, type EndpointState, type FailingScope, type JobState } from '../observability/status-queries.js';
 
 import { renderTable } from './format.js';
 
 export interface StatusReport {
   /** Per job: its latest run (whatever the outcome) and when it last succeeded. */
-  jobs: Array<{ job: string; run_id: number | null; status: string | null; started_at: string | null; finished_at: string | null; last_success_at: string | null; error: string | null }>;
+  jobs: JobState[];
   /** Per warehouse table: when a row's content last changed (newest `_synced_at`); null when empty. */
   freshness: Array<{ table: string; newest_synced_at: string | null }>;
   runs: Array<{ run_id: number; job: string; trigger: string; status: string; started_at: string; finished_at: string | null; requests: number; rows_written: number; error: string | null }>;
-  endpoints: Array<{ endpoint: string; scopes: number; ok: number; invalid: number; error: number; last_success_at: string | null }>;
-  failing: Array<{ endpoint: string; params: string; status: string; last_error: string | null; last_attempt_at: string | null }>;
+  endpoints: Array<Omit<EndpointState, 'last_run_id'>>;
+  failing: FailingScope[];
   rejects: Array<{ endpoint: string; params: string; reason: string; created_at: string }>;
-}
-
-async function loadJobs(db: pg.Pool): Promise<StatusReport['jobs']> {
-  const { rows } = await db.query(
-    `SELECT j.job, r.run_id::int, r.status, r.started_at::text, r.finished_at::text, s.last_success_at::text, r.error
-       FROM unnest($1::text[]) WITH ORDINALITY AS j(job, n)
-       LEFT JOIN LATERAL (SELECT * FROM pitwall.sync_runs x WHERE x.job = j.job ORDER BY x.run_id DESC LIMIT 1) r ON true
-       LEFT JOIN LATERAL (SELECT max(finished_at) AS last_success_at FROM pitwall.sync_runs x
-                           WHERE x.job = j.job AND x.status = 'succeeded') s ON true
-      ORDER BY j.n`,
-    [JOB_NAMES],
-  );
-  return rows;
 }
 
 /**
@@ -46,35 +33,26 @@ async function loadFreshness(db: pg.Pool): Promise<StatusReport['freshness']> {
 
 /** Each job's last run, table freshness, last runs, the state of every endpoint's scopes, failing scopes and recent rejects. */
 export async function loadStatus(db: pg.Pool, limit = 10): Promise<StatusReport> {
-  const runs = await db.query(
-    `SELECT run_id::int, job, trigger, status, started_at::text, finished_at::text, requests,
-            rows_inserted + rows_updated + rows_deleted AS rows_written, error
-       FROM pitwall.sync_runs ORDER BY run_id DESC LIMIT $1`,
-    [limit],
-  );
-  const endpoints = await db.query(
-    `SELECT endpoint, count(*)::int AS scopes,
-            count(*) FILTER (WHERE status = 'ok')::int AS ok,
-            count(*) FILTER (WHERE status = 'invalid')::int AS invalid,
-            count(*) FILTER (WHERE status = 'error')::int AS error,
-            max(last_success_at)::text AS last_success_at
-       FROM pitwall.sync_state GROUP BY endpoint ORDER BY endpoint`,
-  );
-  const failing = await db.query(
-    `SELECT endpoint, params, status, last_error, last_attempt_at::text
-       FROM pitwall.sync_state WHERE status <> 'ok' ORDER BY last_attempt_at DESC NULLS LAST LIMIT $1`,
-    [limit],
-  );
   const rejects = await db.query(
     `SELECT endpoint, params, reason, created_at::text FROM pitwall.rejects ORDER BY reject_id DESC LIMIT $1`,
     [limit],
   );
   return {
-    jobs: await loadJobs(db),
+    jobs: await jobStates(db),
     freshness: await loadFreshness(db),
-    runs: runs.rows,
-    endpoints: endpoints.rows,
-    failing: failing.rows,
+    runs: (await recentRuns(db, limit)).map(({ run_id, job, trigger, status, started_at, finished_at, requests, rows_written, error }) => ({
+      run_id,
+      job,
+      trigger,
+      status,
+      started_at,
+      finished_at,
+      requests,
+      rows_written,
+      error,
+    })),
+    endpoints: (await endpointStates(db)).map(({ last_run_id: _, ...e }) => e),
+    failing: await failingScopes(db, limit),
     rejects: rejects.rows,
   };
 }

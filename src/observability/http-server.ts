@@ -5,6 +5,10 @@ import type { Registry } from 'prom-client';
 
 import type { Logger } from '../log.js';
 
+import { bearerMatches } from './bearer-token.js';
+import type { StatusPageData } from './status-page/data.js';
+import { renderStatusPage } from './status-page/html.js';
+
 /** What `/healthz` answers: `ok` decides 200 or 503; the rest says why. */
 export interface HealthReport {
   ok: boolean;
@@ -20,6 +24,10 @@ export interface ObservabilityServerOptions {
   health: () => Promise<HealthReport>;
   registry: Registry;
   logger: Logger;
+  /** The data of `/` and `/status.json`; without it those answer 404. */
+  status?: () => Promise<StatusPageData>;
+  /** When set, `/`, `/status.json` and `/metrics` need `Authorization: Bearer <token>`; `/healthz` stays open. */
+  token?: string;
 }
 
 export interface ObservabilityServer {
@@ -29,12 +37,20 @@ export interface ObservabilityServer {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, status: number, contentType: string, body: string): void {
-  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', ...headers });
   res.end(body);
 }
 
-/** The worker's `/healthz` and `/metrics` endpoint (PITWALL_HTTP_PORT). */
+// The page is self-contained: nothing to load (its icon is an empty data: URL, so the browser
+// asks for no /favicon.ico), nothing to run, no framing by another site.
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+/** The worker's HTTP endpoint (PITWALL_HTTP_PORT): `/healthz`, `/metrics`, and the status page at `/` and `/status.json`. */
 export async function startObservabilityServer(options: ObservabilityServerOptions): Promise<ObservabilityServer> {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://pitwall.invalid').pathname;
@@ -44,8 +60,14 @@ export async function startObservabilityServer(options: ObservabilityServerOptio
         const report = await options.health();
         return send(res, report.ok ? 200 : 503, 'application/json', `${JSON.stringify(report)}\n`);
       }
+      const guarded = path === '/metrics' || (options.status !== undefined && (path === '/' || path === '/status.json'));
+      if (guarded && options.token !== undefined && !bearerMatches(req.headers.authorization, options.token)) {
+        return send(res, 401, 'text/plain', 'a bearer token is required (PITWALL_HTTP_TOKEN)\n', { 'www-authenticate': 'Bearer realm="pitwall"' });
+      }
       if (path === '/metrics') return send(res, 200, options.registry.contentType, await options.registry.metrics());
-      return send(res, 404, 'text/plain', 'not found; try /healthz or /metrics\n');
+      if (options.status && path === '/status.json') return send(res, 200, 'application/json', `${JSON.stringify(await options.status())}\n`, PAGE_HEADERS);
+      if (options.status && path === '/') return send(res, 200, 'text/html; charset=utf-8', renderStatusPage(await options.status()), PAGE_HEADERS);
+      return send(res, 404, 'text/plain', `not found; try /healthz, /metrics${options.status ? ', / or /status.json' : ''}\n`);
     };
     answer().catch((err: unknown) => {
       options.logger.warn({ path, err: err instanceof Error ? err.message : String(err) }, 'observability request failed');

@@ -1,5 +1,7 @@
+import { configSecrets } from '../config.js';
 import { startObservabilityServer, type HealthReport, type ObservabilityServer } from '../observability/http-server.js';
 import { createMetrics, type WorkerMetrics } from '../observability/metrics.js';
+import { loadStatusPage } from '../observability/status-page/data.js';
 import { JOB_NAMES, type JobName } from '../sync/jobs.js';
 import { runSync, type RunSummary, type SyncDeps } from '../sync/run.js';
 
@@ -70,8 +72,10 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
         health,
         registry: metrics.registry,
         logger,
+        status: () => loadStatusPage(deps.pool, { secrets: configSecrets(config) }),
+        ...(config.httpToken !== undefined ? { token: config.httpToken } : {}),
       });
-      logger.info({ url: server.url }, 'health and metrics endpoint listening');
+      logger.info({ url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');
     }
     scheduler = startScheduler({
       jobs: [

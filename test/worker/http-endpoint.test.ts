@@ -59,7 +59,7 @@ describe("the worker's health and metrics endpoint", () => {
   });
 
   it('answers 404 elsewhere', async () => {
-    expect((await get(`${worker.url}/`)).status).toBe(404);
+    expect((await get(`${worker.url}/nowhere`)).status).toBe(404);
   });
 });
 

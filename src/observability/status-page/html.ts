@@ -1,0 +1,149 @@
+import type { PageRun, StatusPageData } from './data.js';
+import { escapeHtml as e } from './escape.js';
+import { barChartSvg, type Bar } from './svg.js';
+
+/** Run outcomes drawn as failures: the ones an operator has to look at. */
+const FAILED: ReadonlySet<string> = new Set(['failed', 'interrupted', 'abandoned']);
+
+// Inline, like the charts: the page loads nothing from anywhere, so it works offline and under a
+// Content-Security-Policy that allows no external source.
+const STYLE = `
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1d2330;background:#fff}
+h1{font-size:1.4rem;margin:0 0 .2rem}h2{font-size:1.1rem;margin:1.6rem 0 .5rem}
+table{border-collapse:collapse;margin:.3rem 0}th,td{padding:.2rem .6rem;text-align:left;border-bottom:1px solid #e3e6ec;vertical-align:top;white-space:nowrap}
+td.wrap{white-space:normal;max-width:24rem}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+tr.failed td{background:#fdecec}.status-failed,.status-interrupted,.status-abandoned,.behind{color:#b3261e;font-weight:600}
+.status-succeeded{color:#1e7b34}.status-running{color:#8a5a00}.muted{color:#6b7280}
+.err{font-family:ui-monospace,monospace;font-size:12px;white-space:pre-wrap;word-break:break-word;max-width:48rem}
+.charts{display:flex;flex-wrap:wrap;gap:1rem}.chart .bar{fill:#3b6fd8}.chart .bar.failed{fill:#d93025}
+.chart .axis{font-size:10px;fill:#6b7280}.chart .baseline{stroke:#9aa1ad}figure{margin:0}figcaption{font-weight:600;margin-bottom:.2rem}
+`;
+
+function ago(seconds: number | null): string {
+  if (seconds === null) return 'never';
+  if (seconds < 90) return `${seconds} s ago`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 36 * 3600) return `${Math.round(seconds / 3600)} h ago`;
+  return `${Math.round(seconds / 86400)} d ago`;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+function duration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${(ms / 60_000).toFixed(1)} min`;
+}
+
+function behindReason(t: StatusPageData['tables'][number]): string {
+  if (t.failing_scopes > 0) return `${count(t.failing_scopes)} failing scope${t.failing_scopes === 1 ? '' : 's'}`;
+  return `its last run ${t.job_last_status ?? ''}`;
+}
+
+const when = (at: string | null) => (at === null ? '' : at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
+const statusCell = (status: string | null) => (status === null ? '<span class="muted">never run</span>' : `<span class="status-${e(status)}">${e(status)}</span>`);
+
+function table(id: string, headers: string[], rows: string[], empty: string): string {
+  if (rows.length === 0) return `<p class="muted" id="${id}">${e(empty)}</p>`;
+  return `<table id="${id}"><thead><tr>${headers.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function runRow(r: PageRun): string {
+  const failed = FAILED.has(r.status);
+  return `<tr${failed ? ' class="failed"' : ''}><td class="n">${r.run_id}</td><td>${e(r.job)}</td><td>${e(r.trigger)}</td><td>${statusCell(r.status)}</td>`
+    + `<td>${e(when(r.started_at))}</td><td class="n">${e(duration(r.duration_ms))}</td><td class="n">${count(r.requests)}</td><td class="n">${count(r.retries)}</td>`
+    + `<td class="n">${count(r.rows_written)}</td><td class="n">${count(r.rows_rejected)}</td><td class="err">${e(r.error ?? '')}</td></tr>`;
+}
+
+function bars(runs: readonly PageRun[], value: (r: PageRun) => number): Bar[] {
+  return [...runs].reverse().map((r) => ({
+    label: `#${r.run_id}`,
+    value: value(r),
+    failed: FAILED.has(r.status),
+    detail: `run ${r.run_id} (${r.job}, ${r.status})`,
+  }));
+}
+
+function charts(data: StatusPageData): string {
+  const figure = (caption: string, svg: string) => `<figure><figcaption>${e(caption)}</figcaption>${svg}</figure>`;
+  const n = data.runs.length;
+  const out = [
+    figure(`Rows written per run (last ${n})`, barChartSvg({ title: 'Rows written per run', format: count, bars: bars(data.runs, (r) => r.rows_written) })),
+    figure(`Requests per run (last ${n})`, barChartSvg({ title: 'Requests per run', format: count, bars: bars(data.runs, (r) => r.requests) })),
+  ];
+  for (const [job, runs] of Object.entries(data.runs_per_job)) {
+    if (runs.length === 0) continue;
+    out.push(figure(`Duration of ${job} runs (last ${runs.length})`, barChartSvg({ title: `Duration of ${job} runs`, format: duration, bars: bars(runs, (r) => r.duration_ms) })));
+  }
+  return `<div class="charts">${out.join('')}</div>`;
+}
+
+/** The status page as one self-contained HTML document. Every value from the warehouse is escaped. */
+export function renderStatusPage(data: StatusPageData): string {
+  const failedRuns = data.runs.filter((r) => FAILED.has(r.status)).length;
+  const jobs = table(
+    'jobs',
+    ['job', 'last run', 'status', 'started', 'last success'],
+    data.jobs.map(
+      (j) =>
+        `<tr${j.last_status !== null && FAILED.has(j.last_status) ? ' class="failed"' : ''}><td>${e(j.job)}</td><td class="n">${j.last_run_id ?? ''}</td><td>${statusCell(j.last_status)}</td>`
+        + `<td>${e(when(j.last_started_at))}</td><td>${e(ago(j.last_success_age_seconds))}</td></tr>`,
+    ),
+    'no jobs',
+  );
+  const runs = table(
+    'runs',
+    ['run', 'job', 'trigger', 'status', 'started', 'duration', 'requests', 'retries', 'rows written', 'rejected', 'error'],
+    data.runs.map(runRow),
+    'No run yet.',
+  );
+  const endpoints = table(
+    'endpoints',
+    ['endpoint', 'scopes', 'ok', 'invalid', 'error', 'last success', 'items rejected', 'unmodelled paths'],
+    data.endpoints.map(
+      (p) =>
+        `<tr${p.invalid + p.error > 0 ? ' class="failed"' : ''}><td>${e(p.endpoint)}</td><td class="n">${count(p.scopes)}</td><td class="n">${count(p.ok)}</td><td class="n">${count(p.invalid)}</td><td class="n">${count(p.error)}</td>`
+        + `<td title="${e(when(p.last_success_at))}">${e(ago(p.last_success_age_seconds))}</td><td class="n">${count(p.items_rejected)}</td>`
+        + `<td class="n">${p.drift ? `${count(p.drift.unmodelled)} of ${count(p.drift.paths)}` : '<span class="muted">–</span>'}</td></tr>`,
+    ),
+    'No scope synced yet.',
+  );
+  const failing = data.endpoints.flatMap((p) =>
+    p.failing.map(
+      (f) =>
+        `<tr class="failed"><td>${e(p.endpoint)}</td><td>${e(f.params)}</td><td>${statusCell(f.status)}</td><td>${e(when(f.last_attempt_at))}</td><td class="err">${e(f.last_error ?? '')}</td></tr>`,
+    ),
+  );
+  const tables = table(
+    'tables',
+    ['table', 'rows', 'last change', 'last checked', 'last tried by', 'fed by'],
+    data.tables.map(
+      (t) =>
+        `<tr${t.behind ? ' class="failed"' : ''}><td>${e(t.table)}</td><td class="n">${t.rows_exact ? '' : '≈ '}${count(t.rows)}</td>`
+        + `<td>${t.last_change_at ? e(when(t.last_change_at)) : '<span class="muted">not in the last runs</span>'}</td>`
+        + `<td title="${e(when(t.checked_at))}">${e(ago(t.checked_age_seconds))}</td>`
+        + `<td>${e(t.last_job ?? '')}${t.behind ? ` <span class="behind">(${e(behindReason(t))})</span>` : ''}</td>`
+        + `<td class="muted wrap">${e(t.fed_by.join(', '))}</td></tr>`,
+    ),
+    'no tables',
+  );
+  const headline = failedRuns
+    ? `<p class="behind">${failedRuns} of the last ${data.runs.length} runs did not succeed.</p>`
+    : `<p class="muted">${data.runs.length ? `All of the last ${data.runs.length} runs succeeded or are running.` : 'No run yet.'}</p>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>pitwall status</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>
+<body>
+<h1>pitwall status</h1>
+<p class="muted">Generated ${e(when(data.generated_at))}. The same data as JSON: <a href="status.json">status.json</a>.</p>
+${headline}
+<h2>Jobs</h2>${jobs}
+<h2>Runs</h2>${charts(data)}${runs}
+<h2>Endpoints</h2>${endpoints}
+${data.drift_recorded ? '' : '<p class="muted">No response shapes recorded yet (pitwall.shape_paths is empty).</p>'}
+<h2>Failing scopes</h2>${table('failing', ['endpoint', 'params', 'status', 'last attempt', 'last error'], failing, 'None: every scope answered on its last attempt.')}
+<h2>Tables</h2>${tables}
+</body></html>
+`;
+}

@@ -1,0 +1,118 @@
+import type pg from 'pg';
+
+import { JOB_NAMES } from '../sync/jobs.js';
+
+/**
+ * The reads behind `pitwall status` and the worker's status page. Each is served by an index or
+ * reads a table with one row per request scope (pitwall.sync_state), never a warehouse table.
+ * Timestamps come back as PostgreSQL's text, as `status` has always printed them.
+ */
+
+export interface JobState {
+  job: string;
+  run_id: number | null;
+  status: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  last_success_at: string | null;
+  error: string | null;
+}
+
+/** Per job, its latest run (whatever the outcome) and when it last succeeded: sync_runs_job_started_idx, twice per job. */
+export async function jobStates(db: pg.Pool): Promise<JobState[]> {
+  const { rows } = await db.query<JobState>(
+    `SELECT j.job, r.run_id::int, r.status, r.started_at::text, r.finished_at::text, s.finished_at::text AS last_success_at, r.error
+       FROM unnest($1::text[]) WITH ORDINALITY AS j(job, n)
+       LEFT JOIN LATERAL (SELECT * FROM pitwall.sync_runs x WHERE x.job = j.job ORDER BY x.started_at DESC, x.run_id DESC LIMIT 1) r ON true
+       LEFT JOIN LATERAL (SELECT x.finished_at FROM pitwall.sync_runs x
+                           WHERE x.job = j.job AND x.status = 'succeeded' ORDER BY x.started_at DESC LIMIT 1) s ON true
+      ORDER BY j.n`,
+    [JOB_NAMES],
+  );
+  return rows;
+}
+
+export interface RunRow {
+  run_id: number;
+  job: string;
+  trigger: string;
+  status: string;
+  started_at: string;
+  finished_at: string | null;
+  /** To the finish, or to now for a run still going. */
+  duration_ms: number;
+  requests: number;
+  retries: number;
+  rows_written: number;
+  rows_rejected: number;
+  error: string | null;
+}
+
+const RUN_COLUMNS = `run_id::int, job, trigger, status, started_at::text, finished_at::text,
+            round(extract(epoch FROM coalesce(finished_at, now()) - started_at) * 1000)::float8 AS duration_ms,
+            requests, retries, rows_inserted + rows_updated + rows_deleted AS rows_written, rows_rejected, error`;
+
+/** The newest `limit` runs of any job, newest first: a backward scan of the primary key. */
+export async function recentRuns(db: pg.Pool, limit: number): Promise<RunRow[]> {
+  // Ordered by the table's column, not the output's run_id (a cast, which no index serves).
+  const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM pitwall.sync_runs x ORDER BY x.run_id DESC LIMIT $1`, [limit]);
+  return rows;
+}
+
+/** The newest `limit` runs of each job, newest first: sync_runs_job_started_idx per job. */
+export async function recentRunsPerJob(db: pg.Pool, limit: number): Promise<RunRow[]> {
+  const { rows } = await db.query<RunRow>(
+    `SELECT r.* FROM unnest($1::text[]) WITH ORDINALITY AS j(job, n)
+       CROSS JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM pitwall.sync_runs x
+                            WHERE x.job = j.job ORDER BY x.started_at DESC, x.run_id DESC LIMIT $2) r
+      ORDER BY j.n, r.run_id DESC`,
+    [JOB_NAMES, limit],
+  );
+  return rows;
+}
+
+export interface EndpointState {
+  endpoint: string;
+  scopes: number;
+  ok: number;
+  invalid: number;
+  error: number;
+  last_success_at: string | null;
+  /** The newest run that tried one of its scopes, successfully or not. */
+  last_run_id: number | null;
+}
+
+/** Every endpoint's scopes by status: one pass over sync_state (a row per request scope). */
+export async function endpointStates(db: pg.Pool): Promise<EndpointState[]> {
+  const { rows } = await db.query<EndpointState>(
+    `SELECT endpoint, count(*)::int AS scopes,
+            count(*) FILTER (WHERE status = 'ok')::int AS ok,
+            count(*) FILTER (WHERE status = 'invalid')::int AS invalid,
+            count(*) FILTER (WHERE status = 'error')::int AS error,
+            max(last_success_at)::text AS last_success_at,
+            max(last_run_id)::int AS last_run_id
+       FROM pitwall.sync_state GROUP BY endpoint ORDER BY endpoint`,
+  );
+  return rows;
+}
+
+export interface FailingScope {
+  endpoint: string;
+  params: string;
+  status: string;
+  last_error: string | null;
+  last_attempt_at: string | null;
+}
+
+/** Scopes whose last attempt failed, most recent first, at most `perEndpoint` of each endpoint (all of them when omitted). */
+export async function failingScopes(db: pg.Pool, limit: number, perEndpoint?: number): Promise<FailingScope[]> {
+  const { rows } = await db.query<FailingScope>(
+    `SELECT endpoint, params, status, last_error, last_attempt_at::text
+       FROM (SELECT s.*, row_number() OVER (PARTITION BY endpoint ORDER BY last_attempt_at DESC NULLS LAST) AS nth
+               FROM pitwall.sync_state s WHERE status <> 'ok') f
+      WHERE $2::int IS NULL OR nth <= $2
+      ORDER BY last_attempt_at DESC NULLS LAST LIMIT $1`,
+    [limit, perEndpoint ?? null],
+  );
+  return rows;
+}
