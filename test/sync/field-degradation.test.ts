@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createSilentLogger } from '../../src/log.js';
@@ -9,6 +11,14 @@ import { startShapeProxy, type ShapeProxy, type ShapeTransform } from '../helper
 import { syncOnce, testConfig } from '../helpers/sync.js';
 
 type Item = Record<string, unknown>;
+
+/** The queries docs/sync.md shows under "Degrading per field": each must run and find the errors. */
+const DOC_QUERIES = (() => {
+  const doc = readFileSync(new URL('../../docs/sync.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('### Degrading per field'), doc.indexOf('\n## ', doc.indexOf('### Degrading per field')));
+  const block = /```sql\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  return block.split(';').map((q) => q.trim()).filter((q) => q.replace(/--.*$/gm, '').trim().length > 0);
+})();
 
 /** A transform that edits each item of `list` in bodies of `path`, and remembers what it sent. */
 function editItems(path: string, list: (body: Item) => Item[], edit: (item: Item) => boolean): { transform: ShapeTransform; sent: Item[] } {
@@ -83,6 +93,8 @@ describe.each(BACKENDS)('a field that fails its type (%s)', (backend) => {
         WHERE r._deleted_at IS NULL`,
     );
     expect(results.rows[0]).toEqual({ n: starts.sent.length, with_start: 0, raw_kept: starts.sent.length });
+    expect(DOC_QUERIES.length).toBeGreaterThanOrEqual(2);
+    for (const sql of DOC_QUERIES) expect((await db.pool.query(sql)).rows.length, sql).toBeGreaterThan(0);
   });
 
   it('replaces the field errors of a scope when its response loads again, clean', async () => {
