@@ -15,19 +15,19 @@ export function fieldValueText(value: unknown): string {
 }
 
 /**
- * Replaces the field errors recorded for one scope (endpoint and params) with those of its
- * response just loaded, in the same transaction as its rows: the table describes the values the
- * warehouse holds NULL for now, not every failure ever seen. One statement, deletes included,
- * so a response without field errors (nearly all) costs one round trip.
+ * Records the field errors of a scope's response just loaded, in the same transaction as its
+ * rows. The scope's earlier ones are cleared by recordScopeSuccess (sync-state.ts), which must
+ * run first, so the table describes the values the warehouse holds NULL for now, not every
+ * failure ever seen. One statement for the batch; none when there are no errors.
  */
-export async function replaceFieldErrors(
+export async function insertFieldErrors(
   db: pg.ClientBase,
   scope: { runId: number; endpoint: string; params: string },
   errors: readonly FieldError[],
 ): Promise<void> {
+  if (errors.length === 0) return;
   await db.query(
-    `WITH gone AS (DELETE FROM pitwall.field_errors WHERE endpoint = $2 AND params = $3)
-     INSERT INTO pitwall.field_errors (run_id, endpoint, params, table_name, path, value, row_key, reason)
+    `INSERT INTO pitwall.field_errors (run_id, endpoint, params, table_name, path, value, row_key, reason)
      SELECT $1, $2, $3, e.table_name, e.path, e.value, e.row_key::jsonb, e.reason
        FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS e(table_name, path, value, row_key, reason)`,
     [
