@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { driver as driverSchema } from '../../src/api/schemas/driver.js';
+import { tableMeta } from '../../src/db/load/table-meta.js';
+import { warehouseTables } from '../../src/db/schema/mrp.js';
 import { DIMENSION_TABLES, ENDPOINTS, endpoint, type Endpoint } from '../../src/sync/endpoints.js';
 import { without } from '../../src/sync/extract/collector.js';
 import type { Extracted } from '../../src/sync/extract/types.js';
@@ -20,6 +22,16 @@ const SEED = { year: 2024, scheduleId: 77, eventId: 901, classId: 3 };
 
 function run(ep: Endpoint, items: unknown[], header: Record<string, unknown> = {}): Extracted {
   return ep.extract(items, ep.params(SEED), { RequestValid: 1, ...header, [ep.arrayKey]: items });
+}
+
+/** Each field error whose row key is whole names a row the response produced. */
+function expectRowKeysMatchRows(x: Extracted): void {
+  for (const e of x.fieldErrors) {
+    const key = e.rowKey ?? {};
+    const columns = tableMeta(warehouseTables[e.table]).keyColumns;
+    if (!columns.every((c) => key[c] !== undefined && key[c] !== null)) continue;
+    expect((x.rows[e.table] ?? []).some((r) => columns.every((c) => r[c] === key[c])), JSON.stringify(e)).toBe(true);
+  }
 }
 
 /** What a field error's path ends with for `field` of an item, or for a field of its first driver. */
@@ -65,6 +77,7 @@ describe.each(ENDPOINTS.map((ep) => [ep.name, ep] as const))('any value in a non
           const recorded = x.fieldErrors.filter((e) => e.path.endsWith(pathEnd(field, inDriver)) && isDeepStrictEqual(e.value, value));
           if (refused) expect(recorded.length).toBeGreaterThan(0);
           for (const e of x.fieldErrors) expect(e.reason).toMatch(/\S/);
+          expectRowKeysMatchRows(x);
         },
       ),
       { numRuns: RUNS },

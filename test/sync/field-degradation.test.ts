@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { summaryJson, summaryText } from '../../src/commands/sync-report.js';
 import { createSilentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
@@ -65,6 +66,12 @@ describe.each(BACKENDS)('a field that fails its type (%s)', (backend) => {
     expect(summary.tables.results?.rejected).toBe(0);
     expect(summary.tables.point_standings?.fieldErrors).toBe(totals.sent.length);
     expect(summary.tables.results?.fieldErrors).toBe(starts.sent.length);
+    // The summary a person reads, the one `--json` prints, and the one kept on the run's row.
+    expect(summaryText(summary)).toMatch(new RegExp(`^point_standings(\\s+\\d+){5}\\s+${totals.sent.length}$`, 'm'));
+    expect(summaryText(summary)).toMatch(/ field errors$/m);
+    expect(JSON.parse(summaryJson(summary)).tables.results.fieldErrors).toBe(starts.sent.length);
+    const run = await db.pool.query(`SELECT summary->'tables'->'results'->>'fieldErrors' AS n FROM pitwall.sync_runs WHERE run_id = $1`, [summary.runId]);
+    expect(Number(run.rows[0].n)).toBe(starts.sent.length);
     const metricText = await metrics.registry.getSingleMetricAsString('pitwall_field_errors_total');
     expect(metricText).toContain(`pitwall_field_errors_total{table="point_standings"} ${totals.sent.length}`);
 
