@@ -24,12 +24,12 @@ export function summaryJson(s: RunSummary): string {
 export function summaryText(s: RunSummary): string {
   const rows = Object.entries(s.tables)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([table, c]) => [table, c?.inserted ?? 0, c?.updated ?? 0, c?.unchanged ?? 0, c?.deleted ?? 0, c?.rejected ?? 0]);
+    .map(([table, c]) => [table, c?.inserted ?? 0, c?.updated ?? 0, c?.unchanged ?? 0, c?.deleted ?? 0, c?.rejected ?? 0, c?.fieldErrors ?? 0]);
   const head =
     `run ${s.runId} (${s.job}): ${s.status} in ${(s.durationMs / 1000).toFixed(1)} s; ` +
     `${s.requests} requests, ${s.retries} retries; scopes loaded ${s.scopes.loaded}, unchanged ${s.scopes.unchanged}, ` +
     `invalid ${s.scopes.invalid}, failed ${s.scopes.failed}` +
     (s.unknownFields ? `; ${s.unknownFields} unmodelled field(s) kept in raw` : '');
-  const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected'], rows) : '';
+  const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected', 'field errors'], rows) : '';
   return [head, table, s.error ? `error: ${s.error}` : ''].filter(Boolean).join('\n');
 }

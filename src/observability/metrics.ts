@@ -50,6 +50,12 @@ export function createMetrics(): WorkerMetrics {
     labelNames: ['table', 'kind'] as const,
     registers,
   });
+  const fieldErrors = new Counter({
+    name: 'pitwall_field_errors_total',
+    help: 'Values that failed their field type and were stored as NULL (see pitwall.field_errors), by table; counted when the run finishes.',
+    labelNames: ['table'] as const,
+    registers,
+  });
   const runs = new Counter({
     name: 'pitwall_runs_total',
     help: 'Finished runs, by job and status.',
@@ -95,6 +101,7 @@ export function createMetrics(): WorkerMetrics {
       if (s.status === 'succeeded') lastSuccess.set({ job: s.job }, Date.now() / 1000);
       for (const [table, counts] of Object.entries(s.tables)) {
         for (const kind of WRITE_KINDS) if (counts?.[kind]) rows.inc({ table, kind }, counts[kind]);
+        if (counts?.fieldErrors) fieldErrors.inc({ table }, counts.fieldErrors);
       }
     },
   };

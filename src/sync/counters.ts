@@ -8,6 +8,8 @@ export interface TableCounts {
   unchanged: number;
   deleted: number;
   rejected: number;
+  /** Values that failed their field's type and were stored as NULL in rows that loaded. */
+  fieldErrors: number;
 }
 
 export interface ScopeCounts {
@@ -28,7 +30,7 @@ export function rowsWritten(tables: Readonly<Partial<Record<string, TableCounts>
   return n;
 }
 
-const zero = (): TableCounts => ({ inserted: 0, updated: 0, unchanged: 0, deleted: 0, rejected: 0 });
+const zero = (): TableCounts => ({ inserted: 0, updated: 0, unchanged: 0, deleted: 0, rejected: 0, fieldErrors: 0 });
 
 /** Everything a run counts; mutated only by the run that owns it. */
 export class RunCounters {
@@ -50,6 +52,7 @@ export class RunCounters {
     t.unchanged += counts.unchanged ?? 0;
     t.deleted += counts.deleted ?? 0;
     t.rejected += counts.rejected ?? 0;
+    t.fieldErrors += counts.fieldErrors ?? 0;
   }
 
   /** Adds another counter's figures (a committed transaction's, or a finished sub-walk's). */
@@ -73,6 +76,7 @@ export class RunCounters {
       sum.unchanged += t.unchanged;
       sum.deleted += t.deleted;
       sum.rejected += t.rejected;
+      sum.fieldErrors += t.fieldErrors;
     }
     return { requests: this.requests, retries: this.retries, unknownFields: this.unknownFields, ...sum };
   }

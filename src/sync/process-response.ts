@@ -12,6 +12,7 @@ import type { DimensionCache } from './dimension-cache.js';
 import { childrenOf, DIMENSION_TABLES, LOAD_ORDER, type Endpoint, type Params } from './endpoints.js';
 import type { Extracted, Seed } from './extract/types.js';
 import { scopeHash, textDigest, type TextDigest } from './hash.js';
+import { insertFieldErrors } from './sql/field-errors.js';
 import { insertRejects } from './sql/rejects.js';
 import { recordScopeSuccess, scopeKey, type ScopeTouches } from './sql/sync-state.js';
 
@@ -154,7 +155,10 @@ async function load(
   if (ep.name === 'events') await cascadeOrphanedEvents(client, Number(params.ScheduleId), runId, local);
   await insertRejects(client, { runId, endpoint: ep.name, params: query }, extracted.rejects);
   local.add(ep.tables[0] ?? 'results', { rejected: extracted.rejects.length });
+  for (const e of extracted.fieldErrors) local.add(e.table, { fieldErrors: 1 });
   local.unknownFields += extracted.unknownFields;
+  // Clears the scope's earlier field errors too, so this response's are inserted after it.
   await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: hash, itemCount: extracted.itemCount, runId });
+  await insertFieldErrors(client, { runId, endpoint: ep.name, params: query }, extracted.fieldErrors);
   return local;
 }

@@ -72,6 +72,9 @@ describe.each(ENDPOINTS.map((ep) => [ep.name, ep] as const))('loading %s respons
           const keys = [...new Map(rows!.map((r) => [JSON.stringify(meta.keyColumns.map((k) => r[k])), meta.keyColumns.map((k) => Number(r[k]))])).values()];
           expect(await liveKeys(table, meta.keyColumns, keys)).toBe(keys.length);
         }
+        // The scope's field errors are replaced by this response's, whatever text they hold.
+        const errors = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pitwall.field_errors WHERE endpoint = $1 AND params = $2', [ep.name, query]);
+        expect(errors.rows[0]!.n).toBe(extracted.fieldErrors.length);
         const state = await db.pool.query('SELECT status FROM pitwall.sync_state WHERE endpoint = $1 AND params = $2', [ep.name, query]);
         expect(state.rows[0]?.status).toBe('ok');
       }),

@@ -3,15 +3,17 @@ import { ZodArray, ZodOptional, ZodUnknown, type z } from 'zod';
 import type { Driver } from '../../api/schemas/driver.js';
 import type { WarehouseTableName } from '../../db/schema/mrp.js';
 
+import { degrade, issueReason } from './degrade.js';
+import type { Level } from './levels.js';
 import { unstorableTextAt } from './storable.js';
-import type { Extracted, Row, Scope, Seed } from './types.js';
+import type { Extracted, FieldError, Row, Scope, Seed } from './types.js';
 
 const MAX_REASON_ISSUES = 5;
 
-function describeIssues(error: z.ZodError): string {
-  return error.issues
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
     .slice(0, MAX_REASON_ISSUES)
-    .map((i) => `${i.path.length ? i.path.join('.') : '(item)'}: ${i.message}`)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(item)'}: ${issueReason(i)}`)
     .join('; ');
 }
 
@@ -60,25 +62,38 @@ export function list(value: unknown): unknown[] {
  * reason, while its siblings load.
  */
 export class Collector {
-  private readonly out: Extracted = { rows: {}, scopes: [], rejects: [], seeds: [], itemCount: 0, unknownFields: 0 };
+  private readonly out: Extracted = { rows: {}, scopes: [], rejects: [], fieldErrors: [], seeds: [], itemCount: 0, unknownFields: 0 };
   private readonly seen = new Set<string>();
 
   /**
-   * Parses one item; returns null (and records a reject) when it does not fit its schema, or when
-   * it holds text PostgreSQL cannot store (see storable.ts), which would otherwise fail the whole
-   * response's transaction. `checkStorable: false` is for values that are not kept in `raw` (the
-   * points header), whose typed fields the schema has checked already.
+   * Parses one item of `level`. A field that fails its type is left out (NULL in its column) and
+   * recorded as a field error, unless it is one of the level's key fields; returns null (and
+   * records a reject) when a key is missing or unusable, or when the item holds text PostgreSQL
+   * cannot store (see storable.ts), which would otherwise fail the whole response's transaction.
+   * `context` holds the row's key columns known from the parent levels and the item's position,
+   * for the field errors' row key. `checkStorable: false` is for values that are not kept in
+   * `raw` (the points header), whose typed fields the schema has checked already.
    */
   parse<S extends z.ZodObject>(
-    schema: S,
+    level: Level<S>,
     value: unknown,
     where: string,
-    options: { countUnknown?: boolean; checkStorable?: boolean } = {},
+    options: { context?: Readonly<Record<string, unknown>>; countUnknown?: boolean; checkStorable?: boolean } = {},
   ): z.output<S> | null {
+    const { schema } = level;
     const result = schema.safeParse(value);
-    if (!result.success) {
-      this.reject(`${where}: ${describeIssues(result.error)}`, value);
-      return null;
+    let data: z.output<S>;
+    let fieldErrors: FieldError[] | null = null;
+    if (result.success) {
+      data = result.data;
+    } else {
+      const degraded = degrade(level, value, result.error, options.context ?? {});
+      if (!degraded.ok) {
+        this.reject(`${where}: ${describeIssues(degraded.issues)}`, value);
+        return null;
+      }
+      data = degraded.data;
+      fieldErrors = degraded.fieldErrors;
     }
     if (options.checkStorable !== false) {
       const at = unstorableTextAt(value, nestedListsOf(schema));
@@ -87,8 +102,9 @@ export class Collector {
         return null;
       }
     }
+    if (fieldErrors) this.out.fieldErrors.push(...fieldErrors);
     if (options.countUnknown !== false) this.out.unknownFields += unknownKeys(schema, value);
-    return result.data;
+    return data;
   }
 
   reject(reason: string, payload: unknown): void {

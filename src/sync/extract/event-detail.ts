@@ -1,14 +1,5 @@
-import {
-  driverPass,
-  entry,
-  entryClass,
-  lineupClass,
-  lineupEntry,
-  lineupRace,
-} from '../../api/schemas/assumed.js';
-import { resultClass, resultRace, resultRow } from '../../api/schemas/known.js';
-
 import { Collector, list, without } from './collector.js';
+import { LEVELS } from './levels.js';
 import type { Extracted } from './types.js';
 
 const eventIdOf = (params: Record<string, string>) => Number(params.EventId);
@@ -19,16 +10,18 @@ export function extractResults(items: unknown[], params: Record<string, string>)
   const eventId = eventIdOf(params);
   c.items(items.length);
   for (const rawClass of items) {
-    const k = c.parse(resultClass, rawClass, `event ${eventId} results class`);
+    const k = c.parse(LEVELS.resultClass, rawClass, `event ${eventId} results class`);
     if (!k) continue;
     c.klass(k.ClassId, k.ClassName, rawClass);
     list(k.Races).forEach((rawRace, r) => {
-      const race = c.parse(resultRace, rawRace, `event ${eventId} class ${k.ClassId} race ${r + 1}`);
-      if (!race) return;
       const raceKey = { event_id: eventId, class_id: k.ClassId, race_number: r + 1 };
+      const race = c.parse(LEVELS.resultRace, rawRace, `event ${eventId} class ${k.ClassId} race ${r + 1}`, { context: raceKey });
+      if (!race) return;
       c.row('races', { ...raceKey, race_name: race.RaceName, race_laps: race.RaceLaps, raw: without(rawRace, 'Results') });
       list(race.Results).forEach((rawRow, i) => {
-        const row = c.parse(resultRow, rawRow, `event ${eventId} class ${k.ClassId} race ${r + 1} row ${i + 1}`);
+        const row = c.parse(LEVELS.resultRow, rawRow, `event ${eventId} class ${k.ClassId} race ${r + 1} row ${i + 1}`, {
+          context: { ...raceKey, row_index: i + 1 },
+        });
         if (!row) return;
         const d = c.driver(row.Driver, (rawRow as Record<string, unknown>).Driver);
         c.row('results', {
@@ -58,14 +51,15 @@ export function extractLineups(items: unknown[], params: Record<string, string>)
   const eventId = eventIdOf(params);
   c.items(items.length);
   for (const rawClass of items) {
-    const k = c.parse(lineupClass, rawClass, `event ${eventId} lineup class`);
+    const k = c.parse(LEVELS.lineupClass, rawClass, `event ${eventId} lineup class`);
     if (!k) continue;
     c.klass(k.ClassId, k.ClassName, rawClass);
     list(k.Races).forEach((rawRace, r) => {
-      const race = c.parse(lineupRace, rawRace, `event ${eventId} class ${k.ClassId} lineup race ${r + 1}`);
+      const raceKey = { event_id: eventId, class_id: k.ClassId, race_number: r + 1 };
+      const race = c.parse(LEVELS.lineupRace, rawRace, `event ${eventId} class ${k.ClassId} lineup race ${r + 1}`, { context: raceKey });
       if (!race) return;
       for (const rawEntry of list(race.Lineup)) {
-        const e = c.parse(lineupEntry, rawEntry, `event ${eventId} class ${k.ClassId} lineup race ${r + 1} entry`);
+        const e = c.parse(LEVELS.lineupEntry, rawEntry, `event ${eventId} class ${k.ClassId} lineup race ${r + 1} entry`, { context: raceKey });
         if (!e) continue;
         const d = c.driver(e.Driver, (rawEntry as Record<string, unknown>).Driver);
         c.row('lineups', {
@@ -91,11 +85,13 @@ export function extractEntryList(items: unknown[], params: Record<string, string
   const eventId = eventIdOf(params);
   c.items(items.length);
   for (const rawClass of items) {
-    const k = c.parse(entryClass, rawClass, `event ${eventId} entry class`);
+    const k = c.parse(LEVELS.entryClass, rawClass, `event ${eventId} entry class`);
     if (!k) continue;
     c.klass(k.ClassId, k.ClassName, rawClass);
     for (const rawEntry of list(k.Entries)) {
-      const e = c.parse(entry, rawEntry, `event ${eventId} class ${k.ClassId} entry`);
+      const e = c.parse(LEVELS.entry, rawEntry, `event ${eventId} class ${k.ClassId} entry`, {
+        context: { event_id: eventId, class_id: k.ClassId },
+      });
       if (!e) continue;
       const d = c.driver(e.Driver, (rawEntry as Record<string, unknown>).Driver);
       if (d?.DriverId === undefined) {
@@ -115,7 +111,7 @@ export function extractDriverPasses(items: unknown[], params: Record<string, str
   const eventId = eventIdOf(params);
   c.items(items.length);
   for (const item of items) {
-    const p = c.parse(driverPass, item, `event ${eventId} driver passes`);
+    const p = c.parse(LEVELS.driverPass, item, `event ${eventId} driver passes`);
     if (!p) continue;
     const d = c.driver(p.Driver, (item as Record<string, unknown>).Driver);
     if (d?.DriverId === undefined) {

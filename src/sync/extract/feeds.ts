@@ -1,6 +1,5 @@
-import { driverStat, feedClass, feedEvent, feedResult } from '../../api/schemas/assumed.js';
-
 import { Collector, list } from './collector.js';
+import { LEVELS } from './levels.js';
 import type { Extracted } from './types.js';
 
 /**
@@ -12,15 +11,17 @@ export function extractFeed(items: unknown[]): Extracted {
   const c = new Collector();
   c.items(items.length);
   for (const rawEvent of items) {
-    const e = c.parse(feedEvent, rawEvent, 'feed event');
+    const e = c.parse(LEVELS.feedEvent, rawEvent, 'feed event');
     if (!e) continue;
     c.seed({ eventId: e.EventId });
     for (const rawClass of list(e.Classes)) {
-      const k = c.parse(feedClass, rawClass, `feed event ${e.EventId} class`);
+      const k = c.parse(LEVELS.feedClass, rawClass, `feed event ${e.EventId} class`, { context: { event_id: e.EventId } });
       if (!k) continue;
       c.klass(k.ClassId, k.ClassName, rawClass);
       for (const rawRow of list(k.Results)) {
-        const r = c.parse(feedResult, rawRow, `feed event ${e.EventId} class ${k.ClassId} result`);
+        const r = c.parse(LEVELS.feedResult, rawRow, `feed event ${e.EventId} class ${k.ClassId} result`, {
+          context: { event_id: e.EventId, class_id: k.ClassId },
+        });
         if (!r) continue;
         const d = c.driver(r.Driver, (rawRow as Record<string, unknown>).Driver);
         c.row('results_feed', {
@@ -46,7 +47,7 @@ export function extractDriverStats(items: unknown[]): Extracted {
   const c = new Collector();
   c.items(items.length);
   for (const item of items) {
-    const s = c.parse(driverStat, item, 'driver stat');
+    const s = c.parse(LEVELS.driverStat, item, 'driver stat');
     if (!s) continue;
     const d = c.driver(s.Driver, (item as Record<string, unknown>).Driver);
     if (d?.DriverId === undefined) {

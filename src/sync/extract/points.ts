@@ -1,7 +1,5 @@
-import { pointClass, pointSchedule } from '../../api/schemas/assumed.js';
-import { pointsHeader, pointsRow } from '../../api/schemas/known.js';
-
 import { Collector, without } from './collector.js';
+import { LEVELS } from './levels.js';
 import type { Extracted } from './types.js';
 
 /** GET /v2/points/schedules/?ScheduleYear=y → schedules that carry points (assumed shape). */
@@ -9,7 +7,7 @@ export function extractPointSchedules(items: unknown[], params: Record<string, s
   const c = new Collector();
   c.items(items.length);
   for (const item of items) {
-    const s = c.parse(pointSchedule, item, 'point schedule');
+    const s = c.parse(LEVELS.pointSchedule, item, 'point schedule');
     if (!s) continue;
     c.row('point_schedules', {
       schedule_id: s.ScheduleId,
@@ -31,7 +29,7 @@ export function extractPointClasses(items: unknown[], params: Record<string, str
   const scheduleId = Number(params.ScheduleId);
   c.items(items.length);
   for (const item of items) {
-    const k = c.parse(pointClass, item, `point schedule ${scheduleId} class`);
+    const k = c.parse(LEVELS.pointClass, item, `point schedule ${scheduleId} class`, { context: { schedule_id: scheduleId } });
     if (!k) continue;
     c.klass(k.ClassId, k.ClassName, item);
     c.row('point_classes', {
@@ -59,13 +57,16 @@ export function extractStandings(items: unknown[], params: Record<string, string
   c.items(items.length);
   // The envelope's own fields are not "unknown" item fields, so they are not counted here.
   // Nor are they kept in raw; a bad header is rejected without the rows it sits beside.
-  const header = c.parse(pointsHeader.partial(), without(body, 'Points'), `points ${scheduleId}/${classId} header`, {
+  const header = c.parse(LEVELS.pointsHeader, without(body, 'Points'), `points ${scheduleId}/${classId} header`, {
+    context: { schedule_id: scheduleId, class_id: classId },
     countUnknown: false,
     checkStorable: false,
   });
   const pointsAsOf = header?.PointsAsOf ?? null;
   for (const item of items) {
-    const p = c.parse(pointsRow, item, `points ${scheduleId}/${classId} row`);
+    const p = c.parse(LEVELS.pointsRow, item, `points ${scheduleId}/${classId} row`, {
+      context: { schedule_id: scheduleId, class_id: classId },
+    });
     if (!p) continue;
     const d = c.driver(p.Driver, (item as Record<string, unknown>).Driver);
     if (d?.DriverId === undefined) {

@@ -1,16 +1,15 @@
-import { yearItem } from '../../api/schemas/assumed.js';
-import { eventClass, schedule, scheduleEvent } from '../../api/schemas/known.js';
-
 import { Collector, list, without } from './collector.js';
+import { LEVELS } from './levels.js';
 import type { Extracted } from './types.js';
 
 /** GET /v2/schedules/years/ (and /v2/points/years/, same assumed shape) → one row per year. */
 export function extractYears(table: 'schedule_years' | 'point_years') {
+  const level = table === 'schedule_years' ? LEVELS.scheduleYears : LEVELS.pointYears;
   return (items: unknown[]): Extracted => {
     const c = new Collector();
     c.items(items.length);
     for (const item of items) {
-      const y = c.parse(yearItem, item, 'year');
+      const y = c.parse(level, item, 'year');
       if (!y) continue;
       c.row(table, { year: y.ScheduleYear, schedule_count: y.ScheduleCount, raw: item });
       c.seed({ year: y.ScheduleYear });
@@ -25,7 +24,7 @@ export function extractSchedules(items: unknown[], params: Record<string, string
   const c = new Collector();
   c.items(items.length);
   for (const item of items) {
-    const s = c.parse(schedule, item, 'schedule');
+    const s = c.parse(LEVELS.schedule, item, 'schedule');
     if (!s) continue;
     c.row('schedules', {
       schedule_id: s.ScheduleId,
@@ -51,7 +50,7 @@ export function extractEvents(items: unknown[], params: Record<string, string>):
   const eventIds: number[] = [];
   c.items(items.length);
   for (const item of items) {
-    const e = c.parse(scheduleEvent, item, 'event');
+    const e = c.parse(LEVELS.event, item, 'event');
     if (!e) continue;
     eventIds.push(e.EventId);
     c.row('events', {
@@ -64,7 +63,7 @@ export function extractEvents(items: unknown[], params: Record<string, string>):
     c.row('schedule_events', { schedule_id: scheduleId, event_id: e.EventId, raw: { ScheduleId: scheduleId, EventId: e.EventId } });
     c.seed({ eventId: e.EventId });
     for (const rawClass of list(e.Classes)) {
-      const k = c.parse(eventClass, rawClass, `event ${e.EventId} class`);
+      const k = c.parse(LEVELS.eventClass, rawClass, `event ${e.EventId} class`, { context: { event_id: e.EventId } });
       if (!k) continue;
       c.klass(k.ClassId, k.ClassName, rawClass);
       c.row('event_classes', {

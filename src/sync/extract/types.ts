@@ -41,6 +41,8 @@ export interface Extracted {
   rows: Partial<Record<WarehouseTableName, Row[]>>;
   scopes: Scope[];
   rejects: Reject[];
+  /** Values that failed their field's type, left NULL in rows that loaded. */
+  fieldErrors: FieldError[];
   seeds: Seed[];
   /** Items in the response's main array. */
   itemCount: number;

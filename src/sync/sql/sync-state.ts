@@ -24,10 +24,16 @@ export interface ScopeSuccess {
   runId: number;
 }
 
-/** Written in the same transaction as the scope's data, so data and state commit together. */
+/**
+ * Written in the same transaction as the scope's data, so data and state commit together. It
+ * also clears the scope's `pitwall.field_errors`, which the response just loaded replaces (its
+ * own are inserted after this, see insertFieldErrors): one statement, so the clearing costs no
+ * round trip on the responses (nearly all) that have none.
+ */
 export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSuccess): Promise<void> {
   await db.query(
-    `INSERT INTO pitwall.sync_state AS s
+    `WITH cleared AS (DELETE FROM pitwall.field_errors WHERE endpoint = $1 AND params = $2)
+     INSERT INTO pitwall.sync_state AS s
        (endpoint, params, last_attempt_at, last_success_at, status, response_hash, item_count, last_error, last_run_id)
      VALUES ($1, $2, now(), now(), 'ok', $3, $4, NULL, $5)
      ON CONFLICT (endpoint, params) DO UPDATE SET

@@ -21,6 +21,7 @@ import { eventClass, pointsRow, resultClass, resultRace, resultRow, schedule, sc
 import { carNumber, flag, id, optDecimal, optInt, optText, optUsDateTime } from '../../../src/api/schemas/primitives.js';
 import type { WarehouseTableName } from '../../../src/db/schema/mrp.js';
 import type { EndpointName } from '../../../src/sync/endpoints.js';
+import { LEVELS as PARSE_LEVELS } from '../../../src/sync/extract/levels.js';
 
 /**
  * fast-check arbitraries for upstream items, built from the wire schemas themselves, so a field
@@ -218,6 +219,15 @@ const JUNK: unknown[] = [
   [{ DriverId: 1, DriverLName: longName() }],
 ];
 
+/**
+ * The top-level fields of a level's schema that hold a key of its table (as the collector
+ * declares them): only a bad value there rejects the item; any other field degrades to NULL.
+ */
+export function keyFields(level: Level): Set<string> {
+  const declared = Object.values(PARSE_LEVELS).filter((l) => l.schema === level.schema);
+  return new Set(declared.flatMap((l) => Object.values(l.key).map((path) => String(path[0]))));
+}
+
 export type Damage = 'drop-required' | 'wrong-type' | 'out-of-range' | 'unstorable-text' | 'unstorable-key' | 'no-driver-id';
 
 /**
@@ -235,17 +245,25 @@ export function damage(obj: Record<string, unknown>, level: Level, kind: Damage,
       delete obj[name];
       return name;
     }
+    // A wrong or out-of-range value rejects the item only in a key field (see src/sync/extract/degrade.ts).
     case 'wrong-type': {
-      const name = choose(names);
+      const keys = keyFields(level);
+      const name = choose(names.filter((n) => keys.has(n)));
       if (!name) return null;
-      const value = JUNK.find((v, i) => i >= Math.floor(pick * JUNK.length) && !shape[name]!.safeParse(v).success) ?? JUNK.find((v) => !shape[name]!.safeParse(v).success);
+      // The field itself must be unusable: a bad value deeper inside (a driver's long last name) degrades alone.
+      const breaks = (v: unknown) => {
+        const r = shape[name]!.safeParse(v);
+        return !r.success && r.error.issues.every((i) => i.path.every((p) => typeof p === 'number'));
+      };
+      const value = JUNK.find((v, i) => i >= Math.floor(pick * JUNK.length) && breaks(v)) ?? JUNK.find(breaks);
       if (value === undefined) return null;
       obj[name] = value;
       return name;
     }
     case 'out-of-range': {
       // Integers an int4 column cannot hold: JSON has no such limit, and ids are only numbers.
-      const name = choose(names.filter((n) => shape[n] === id || shape[n] === optInt || shape[n] === optDecimal));
+      const keys = keyFields(level);
+      const name = choose(names.filter((n) => keys.has(n) && (shape[n] === id || shape[n] === optInt || shape[n] === optDecimal)));
       if (!name) return null;
       // numeric takes up to 131072 digits before the point; past that PostgreSQL refuses it.
       if (shape[name] === optDecimal) return (obj[name] = '9'.repeat(140_000)), name;

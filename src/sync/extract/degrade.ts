@@ -1,0 +1,137 @@
+import type { z } from 'zod';
+
+import type { Level, PathSegment } from './levels.js';
+import type { FieldError } from './types.js';
+
+/**
+ * Rounds of drop-and-reparse before giving up. One round drops every failing field zod reported;
+ * a second is needed only when a schema checks a field after another passes, so a few suffice.
+ */
+const MAX_ROUNDS = 4;
+
+/** A zod issue's reason, with the forms a union accepts (zod alone says only "Invalid input"). */
+export function issueReason(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue.message;
+  const forms = new Set(issue.errors.flat().map((i) => i.message.replace(/^Invalid input: /, '')));
+  return `${issue.message}: ${[...forms].join('; ')}`;
+}
+
+/**
+ * The field to drop for an issue at `path`: the deepest object field on it (an index names an
+ * element, which cannot be dropped without shifting its siblings, so its list goes). Null when the
+ * issue is about the item itself.
+ */
+function dropTarget(path: readonly PropertyKey[]): PathSegment[] | null {
+  let end = -1;
+  for (let i = 0; i < path.length; i += 1) if (typeof path[i] === 'string') end = i;
+  if (end < 0) return null;
+  const target = path.slice(0, end + 1);
+  return target.every((s): s is PathSegment => typeof s === 'string' || typeof s === 'number') ? target : null;
+}
+
+const isPrefix = (a: readonly PathSegment[], b: readonly PathSegment[]): boolean =>
+  a.length <= b.length && a.every((s, i) => s === b[i]);
+
+/** Whether dropping `target` would take a key field, or something a key is read from. */
+function touchesKey(level: Level, target: readonly PathSegment[]): boolean {
+  return Object.values(level.key).some((k) => isPrefix(target, k) || isPrefix(k, target));
+}
+
+export function valueAt(value: unknown, path: readonly PathSegment[]): unknown {
+  let v = value;
+  for (const s of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PathSegment, unknown>)[s];
+  }
+  return v;
+}
+
+/**
+ * `value` without the field at `path`; the containers along the path are copied, so `value`
+ * itself (which stays the row's `raw`) is never changed. Returns `value` when there is no such field.
+ */
+function withoutField(value: unknown, path: readonly PathSegment[]): unknown {
+  const [head, ...rest] = path;
+  if (head === undefined || value === null || typeof value !== 'object') return value;
+  if (!Object.prototype.hasOwnProperty.call(value, head)) return value;
+  const copy = (Array.isArray(value) ? [...(value as unknown[])] : { ...value }) as Record<PathSegment, unknown>;
+  if (rest.length === 0) {
+    delete copy[head];
+    return copy;
+  }
+  const inner = withoutField(copy[head], rest);
+  if (inner === copy[head]) return value;
+  // defineProperty: a field named "__proto__" (JSON.parse makes it an own field) stays a field.
+  Object.defineProperty(copy, head, { value: inner, enumerable: true, writable: true, configurable: true });
+  return copy;
+}
+
+/** `Driver[].DriverFName` from `['Driver', 0, 'DriverFName']` under the level's own path. */
+function jsonPath(level: Level, target: readonly PathSegment[]): string {
+  let out = level.path;
+  for (const s of target) out += typeof s === 'number' ? '[]' : `${out ? '.' : ''}${s}`;
+  return out;
+}
+
+/** The table and row a dropped field belongs to: the level's, or a nested part's (a driver's). */
+function owner(level: Level, target: readonly PathSegment[], data: unknown, context: Readonly<Record<string, unknown>>): Pick<FieldError, 'table' | 'rowKey'> {
+  const [field, index, leaf] = target;
+  const part = level.nested.find((p) => p.field === field);
+  if (part && typeof index === 'number' && typeof leaf === 'string' && !Object.values(part.key).includes(leaf)) {
+    const rowKey: Record<string, unknown> = {};
+    for (const [column, wire] of Object.entries(part.key)) rowKey[column] = valueAt(data, [field!, index, wire]) ?? null;
+    return { table: part.table, rowKey };
+  }
+  const rowKey: Record<string, unknown> = { ...context };
+  for (const [column, wire] of Object.entries(level.key)) rowKey[column] = valueAt(data, wire) ?? null;
+  return { table: level.table, rowKey };
+}
+
+export type Degraded<T> = { ok: true; data: T; fieldErrors: FieldError[] } | { ok: false; issues: z.core.$ZodIssue[] };
+
+/**
+ * After `level.schema` refused `value` with `error`: drops each failing field that is not a key
+ * (from a copy), records it, and parses again, until the rest fits. Fails, with the issues to
+ * reject the item for, when a key field fails or the item itself is unusable. The typed result
+ * never holds a guessed value: a dropped field reads as missing, which its column stores as NULL.
+ */
+export function degrade<S extends z.ZodObject>(
+  level: Level<S>,
+  value: unknown,
+  error: z.ZodError,
+  context: Readonly<Record<string, unknown>>,
+): Degraded<z.output<S>> {
+  let working = value;
+  let issues = error.issues;
+  const dropped: Array<{ target: PathSegment[]; issue: z.core.$ZodIssue }> = [];
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    const fatal: z.core.$ZodIssue[] = [];
+    let changed = false;
+    for (const issue of issues) {
+      const target = dropTarget(issue.path);
+      if (target === null || touchesKey(level, target)) {
+        fatal.push(issue);
+        continue;
+      }
+      const next = withoutField(working, target);
+      if (next === working) continue; // a second issue on a field already dropped
+      working = next;
+      changed = true;
+      dropped.push({ target, issue });
+    }
+    if (fatal.length > 0) return { ok: false, issues: fatal };
+    if (!changed) return { ok: false, issues };
+    const result = level.schema.safeParse(working);
+    if (result.success) {
+      const fieldErrors = dropped.map(({ target, issue }) => ({
+        ...owner(level, target, result.data, context),
+        path: jsonPath(level, target),
+        value: valueAt(value, target),
+        reason: issueReason(issue),
+      }));
+      return { ok: true, data: result.data, fieldErrors };
+    }
+    issues = result.error.issues;
+  }
+  return { ok: false, issues };
+}
