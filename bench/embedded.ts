@@ -14,6 +14,7 @@ import { processTreePssBytes } from './lib/process-tree.js';
 import { BENCH_SEED } from './lib/result-rows.js';
 import { runSyncProcess } from './lib/sync-process.js';
 import { median, ratio } from './lib/timing.js';
+import { BENCH_DIST, imageNodeOptions, syncCommand } from './memory.js';
 
 export interface EmbeddedFigures {
   /** The world of the side-by-side wall-time comparison. */
@@ -31,6 +32,9 @@ export interface EmbeddedFigures {
   /** Peak memory of the embedded server beside it (postmaster and backends, proportional set size). */
   serverRssMb: number;
   memoryWallMs: number;
+  /** How the memory sync ran: as the production image runs it (`dist`), or from the sources (`tsx`). */
+  runtime: 'dist' | 'tsx';
+  nodeOptions: string;
   /** The embedded server's start: cold (initdb, then start) and warm (an existing cluster). */
   startMs: { cold: number; warm: number };
 }
@@ -91,7 +95,7 @@ async function serverSync(server: string, command: string[], env: Record<string,
  */
 export async function benchEmbedded(
   server: string,
-  opts: { scale: Scale; memoryScale: Scale; runs: number; concurrency: number; command: string[] },
+  opts: { scale: Scale; memoryScale: Scale; runs: number; concurrency: number; command: string[]; runtime: 'dist' | 'tsx' },
 ): Promise<EmbeddedFigures> {
   const sim = await startSimulatorProcess(opts.scale, BENCH_SEED, 0);
   const env = { MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0', PITWALL_CONCURRENCY: String(opts.concurrency) };
@@ -108,12 +112,17 @@ export async function benchEmbedded(
   } finally {
     await sim.stop();
   }
+  // Memory as the memory section measures it on the server: the production image's build and
+  // NODE_OPTIONS in the full run.
   const big = await startSimulatorProcess(opts.memoryScale, BENCH_SEED, 0);
+  const nodeOptions = opts.runtime === 'dist' ? imageNodeOptions() : '';
   let memory;
   try {
-    memory = await embeddedSync(opts.command, { ...env, MRP_API_BASE_URL: big.url, MRP_API_KEY: big.key }, true);
+    const env2 = { ...env, MRP_API_BASE_URL: big.url, MRP_API_KEY: big.key, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
+    memory = await embeddedSync(syncCommand(opts.runtime), env2, true);
   } finally {
     await big.stop();
+    rmSync(BENCH_DIST, { recursive: true, force: true });
   }
   const wallMs = median(embedded);
   const serverWallMs = median(onServer);
@@ -127,6 +136,8 @@ export async function benchEmbedded(
     peakRssMb: memory.peakRssMb,
     serverRssMb: memory.otherPeakMb,
     memoryWallMs: memory.wallMs,
+    runtime: opts.runtime,
+    nodeOptions,
     startMs: await startTimes(),
   };
 }

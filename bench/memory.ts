@@ -27,13 +27,13 @@ export interface MemoryFigures {
 }
 
 /** Where the benchmark compiles the CLI to; under the git-ignored .pitwall/, beside node_modules. */
-const BENCH_DIST = join(ROOT, '.pitwall/bench-dist');
+export const BENCH_DIST = join(ROOT, '.pitwall/bench-dist');
 
 /**
  * The NODE_OPTIONS the production image sets (`ENV ... NODE_OPTIONS=...` in the Dockerfile), so
  * that the compiled worker is measured with the V8 settings it is deployed with; '' when none.
  */
-function imageNodeOptions(): string {
+export function imageNodeOptions(): string {
   const dockerfile = join(ROOT, 'Dockerfile');
   if (!existsSync(dockerfile)) return '';
   const m = /\bNODE_OPTIONS=(?:"([^"]*)"|([^\s\\]+))/.exec(readFileSync(dockerfile, 'utf8'));

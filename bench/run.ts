@@ -100,6 +100,7 @@ if (only.has('embedded')) {
     runs: sizes.embeddedRuns,
     concurrency: CONCURRENCY,
     command: [join(ROOT, 'bin/pitwall.js'), 'sync', '--json'],
+    runtime: values.quick ? 'tsx' : 'dist',
   });
 }
 

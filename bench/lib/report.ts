@@ -98,7 +98,8 @@ export function renderReport(r: BenchResults): string {
     add(`embedded warehouse: full sync of the ${em.scale} world, median of ${em.runs}`, `${num(em.wallMs)} ms`);
     add('  the same sync into the PostgreSQL server', `${num(em.serverWallMs)} ms`);
     add('  embedded / server wall', em.ratio.toFixed(2), 'embeddedRatio');
-    add(`  peak RSS of pitwall, ${em.memoryScale} world, embedded`, `${num(em.peakRssMb)} MB`, 'embeddedPeakRss');
+    const how = em.nodeOptions ? `${em.runtime}, NODE_OPTIONS=${em.nodeOptions}` : em.runtime;
+    add(`  peak RSS of pitwall, ${em.memoryScale} world, embedded (${how})`, `${num(em.peakRssMb)} MB`, 'embeddedPeakRss');
     add('  the embedded server beside it (PSS), wall', `${num(em.serverRssMb)} MB, ${num(em.memoryWallMs)} ms`);
     add('  server start: cold (initdb + start)', `${num(em.startMs.cold)} ms`, 'embeddedColdStart');
     add('  server start: warm', `${num(em.startMs.warm)} ms`);
