@@ -7,11 +7,21 @@ import { decompressBody } from '../../src/sync/kept-body.js';
 /** `endpoint?params`, as pitwall names a request scope. */
 export const scopeName = (endpoint: string, params: string): string => `${endpoint}?${params}`;
 
+/** Indents a body that is JSON, as some servers do; leaves any other text as it is. */
+export function indentJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
 /**
  * A fetch that records the text of every 2xx body it returns, by scope: what the upstream
  * served, to compare with what pitwall kept. `served` holds each scope's bodies in order.
+ * `rewrite` changes each body on its way from the simulator, as a server in between would.
  */
-export function recordingFetch(): { fetch: typeof fetch; served: Map<string, string[]> } {
+export function recordingFetch(rewrite?: (text: string) => string): { fetch: typeof fetch; served: Map<string, string[]> } {
   const served = new Map<string, string[]>();
   const recording: typeof fetch = async (input, init) => {
     const res = await fetch(input, init);
@@ -20,10 +30,11 @@ export function recordingFetch(): { fetch: typeof fetch; served: Map<string, str
     const ep = ENDPOINTS.find((e) => e.path === url.pathname);
     if (!ep) throw new Error(`no endpoint serves ${url.pathname}`);
     const params = canonicalQuery(Object.fromEntries(url.searchParams));
-    const text = await res.clone().text();
+    const original = await res.text();
+    const text = rewrite ? rewrite(original) : original;
     const name = scopeName(ep.name, params);
     served.set(name, [...(served.get(name) ?? []), text]);
-    return res;
+    return new Response(text, { status: res.status, statusText: res.statusText, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json' } });
   };
   return { fetch: recording, served };
 }
