@@ -128,3 +128,39 @@ describe.each(BACKENDS)('PITWALL_KEEP_RESPONSES=2 (%s)', (backend) => {
     expect([...loaded.values()].some((seq) => seq.length > 2)).toBe(true);
   });
 });
+
+describe.each(BACKENDS)('a scope whose load fails (%s)', (backend) => {
+  let db: TestDatabase;
+  let sim: RunningSimulator;
+  beforeAll(async () => {
+    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 5 })]);
+  });
+  afterAll(async () => {
+    await sim?.close();
+    await db?.drop();
+  });
+
+  it('keeps no body: the body commits or rolls back with its rows', async () => {
+    // The database refuses one event's lineups, as it would a value it cannot store.
+    const rec = recordingFetch();
+    await db.pool.query(`
+      CREATE FUNCTION refuse_one_event() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.event_id = (SELECT min(event_id) FROM mrp.events) THEN
+          RAISE EXCEPTION 'refused by the test' USING ERRCODE = '22000';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse BEFORE INSERT ON mrp.lineups FOR EACH ROW EXECUTE FUNCTION refuse_one_event();`);
+    const summary = await syncOnce(db, sim, { fetch: rec.fetch });
+    expect(summary.scopes.failed).toBe(1);
+    const { rows: failed } = await db.pool.query<{ endpoint: string; params: string }>(
+      `SELECT endpoint, params FROM pitwall.sync_state WHERE status = 'error'`,
+    );
+    expect(failed).toHaveLength(1);
+    const kept = byScope(await readKept(db.pool));
+    expect(kept.has(scopeName(failed[0]!.endpoint, failed[0]!.params))).toBe(false);
+    expect(kept.size).toBe(summary.scopes.loaded);
+    expect(rec.served.has(scopeName(failed[0]!.endpoint, failed[0]!.params))).toBe(true);
+  });
+});

@@ -6,6 +6,7 @@ import { warehouseTables, type WarehouseTableName } from '../../src/db/schema/mr
 import { createSilentLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import type { EndpointName } from '../../src/sync/endpoints.js';
+import { compressBody } from '../../src/sync/kept-body.js';
 import { runRebuild } from '../../src/sync/rebuild.js';
 import { tryJobLock } from '../../src/sync/sql/job-lock.js';
 import type { RunSummary } from '../../src/sync/summary.js';
@@ -122,5 +123,31 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
     } finally {
       await lock?.release();
     }
+  });
+
+  it('skips a kept body that no longer loads, leaving its rows, and ends failed', async () => {
+    const { rows } = await db.pool.query<{ response_id: string; params: string }>(
+      `SELECT response_id, params FROM pitwall.responses WHERE endpoint = 'point_classes' ORDER BY params LIMIT 1`,
+    );
+    const target = rows[0]!;
+    const stateBefore = await hashes();
+    // A body without its list, as a list key renamed in assumed.ts would make every one of them.
+    const broken = await compressBody('{"RequestValid":1,"Renamed":[]}');
+    await db.pool.query('UPDATE pitwall.responses SET body = $2, body_bytes = $3 WHERE response_id = $1', [target.response_id, broken.body, broken.bytes]);
+    await db.pool.query(`TRUNCATE ${qualified('point_standings')}`);
+
+    const summary = await rebuild(['point_standings']);
+    expect(summary.status).toBe('failed');
+    expect(summary.scopes.failed).toBe(1);
+    expect(summary.error).toMatch(/could not be loaded/);
+    // The broken scope's classes were not read, so their standings were not rebuilt; every other
+    // schedule's were.
+    const scheduleId = Number(new URLSearchParams(target.params).get('ScheduleId'));
+    const missing = truth.point_standings.filter((r) => r.schedule_id === scheduleId).length;
+    expect(missing).toBeGreaterThan(0);
+    expect(summary.tables.point_standings?.inserted).toBe(truth.point_standings.length - missing);
+    expect(await hashes()).toEqual(stateBefore);
+    const { rows: run } = await db.pool.query('SELECT status, error FROM pitwall.sync_runs WHERE run_id = $1', [summary.runId]);
+    expect(run[0]).toEqual({ status: 'failed', error: summary.error });
   });
 });
