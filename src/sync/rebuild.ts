@@ -65,7 +65,10 @@ export async function runRebuild(deps: RebuildDeps, options: RebuildOptions = {}
     const runId = await insertRun(deps.pool, 'rebuild', 'manual', 'running');
     const logger = deps.logger.child({ runId, job: 'rebuild' });
     const counters = new RunCounters();
-    const stopping = AbortSignal.any([options.drain, options.signal, lock.lost].filter((s): s is AbortSignal => s !== undefined));
+    // `stopping`: the caller asks the run to end. `halt`: nothing new starts, for that or for a
+    // lost lock (the run must stop then, or it could write beside a sync).
+    const stopping = AbortSignal.any([options.drain, options.signal].filter((s): s is AbortSignal => s !== undefined));
+    const halt = AbortSignal.any([stopping, lock.lost]);
     const ctx: ProcessContext = {
       pool: deps.pool,
       runId,
@@ -75,12 +78,12 @@ export async function runRebuild(deps: RebuildDeps, options: RebuildOptions = {}
       touches: new ScopeTouches(deps.pool, runId),
       dimensions: new DimensionCache(),
       logger,
-      ...(options.signal ? { signal: AbortSignal.any([options.signal, lock.lost]) } : { signal: lock.lost }),
+      signal: options.signal ? AbortSignal.any([options.signal, lock.lost]) : lock.lost,
     };
     let status: RunStatus = 'succeeded';
     let error: string | undefined;
     try {
-      await rebuildScopes(ctx, selection(options.endpoints), { concurrency: deps.config.concurrency, pageSize: options.pageSize ?? 200, stopping });
+      await rebuildScopes(ctx, selection(options.endpoints), { concurrency: deps.config.concurrency, pageSize: options.pageSize ?? 200, halt });
       await lock.confirm();
       if (stopping.aborted) {
         status = 'interrupted';
@@ -122,7 +125,7 @@ function selection(names: readonly EndpointName[] | undefined): { load: Set<Endp
 async function rebuildScopes(
   ctx: ProcessContext,
   { load, read }: { load: Set<EndpointName>; read: Set<EndpointName> },
-  run: { concurrency: number; pageSize: number; stopping: AbortSignal },
+  run: { concurrency: number; pageSize: number; halt: AbortSignal },
 ): Promise<void> {
   const limit = pLimit(run.concurrency);
   /** The child scopes the parents' bodies name, by child endpoint. */
@@ -133,16 +136,18 @@ async function rebuildScopes(
     const children = childrenOf(ep.name).filter((c) => read.has(c.name));
     let found = 0;
     for (let after: string | null = null; ; ) {
-      if (run.stopping.aborted) return;
+      if (run.halt.aborted) return;
       const page = await latestResponses(ctx.pool, ep.name, after, run.pageSize);
       if (page.length === 0) break;
       after = page.at(-1)!.params;
       const scopes = page.filter((r) => wanted === null || wanted.has(r.params));
       found += scopes.length;
-      await Promise.all(
+      // Settled, not raced: a fatal error ends the run only once the scopes loading beside it
+      // have committed or rolled back.
+      const done = await Promise.allSettled(
         scopes.map((kept) =>
           limit(async () => {
-            if (run.stopping.aborted) return;
+            if (run.halt.aborted) return;
             const seeds = await rebuildScope(ctx, ep, kept, load.has(ep.name));
             for (const child of children) {
               let set = named.get(child.name);
@@ -152,6 +157,8 @@ async function rebuildScopes(
           }),
         ),
       );
+      const failure = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
+      if (failure) throw failure.reason;
     }
     const missing = wanted === null ? (found === 0 ? 1 : 0) : wanted.size - found;
     if (missing > 0) ctx.logger.warn({ endpoint: ep.name, scopes: missing }, 'scopes with no kept response; a sync fetches them');

@@ -125,6 +125,16 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
     }
   });
 
+  it('starts nothing once drained, and ends interrupted', async () => {
+    const drain = new AbortController();
+    drain.abort(new Error('stopping'));
+    const summary = await runRebuild({ pool: db.pool, config: loadConfig({ DATABASE_URL: db.url }), logger: createSilentLogger() }, { drain: drain.signal });
+    expect(summary.status).toBe('interrupted');
+    expect(summary.scopes.loaded).toBe(0);
+    const { rows } = await db.pool.query('SELECT status FROM pitwall.sync_runs WHERE run_id = $1', [summary.runId]);
+    expect(rows[0]).toEqual({ status: 'interrupted' });
+  });
+
   it('skips a kept body that no longer loads, leaving its rows, and ends failed', async () => {
     const { rows } = await db.pool.query<{ response_id: string; params: string }>(
       `SELECT response_id, params FROM pitwall.responses WHERE endpoint = 'point_classes' ORDER BY params LIMIT 1`,
