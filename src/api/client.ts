@@ -10,7 +10,7 @@ import { parseRetryAfterMs } from './retry-after.js';
 import { envelope, isRequestValid } from './schemas/envelope.js';
 
 export type ApiResult =
-  /** `text`: the JSON text `body` was parsed from (decoded, `,,` repaired), which pitwall keeps. */
+  /** `text`: the JSON text `body` was parsed from (decoded, `,,` repaired, the key redacted), which pitwall keeps. */
   | { kind: 'ok'; body: Record<string, unknown>; text: string; repaired: boolean; attempts: number; bytes: number }
   /** The upstream answered but refused the request (RequestValid not 1); retrying will not help. */
   | { kind: 'invalid'; body: Record<string, unknown>; reason: string; attempts: number }
@@ -234,7 +234,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const reason = `RequestValid is ${JSON.stringify(body.RequestValid)}`;
       return { result: { kind: 'invalid', body, reason, attempts } };
     }
-    return { result: { kind: 'ok', body, text: json, repaired, attempts, bytes: bytes.byteLength } };
+    // The text is stored (pitwall.responses); a body quoting the request URL would store the key.
+    return { result: { kind: 'ok', body, text: redact(json, secrets), repaired, attempts, bytes: bytes.byteLength } };
   }
 
   /** Milliseconds to wait before the next attempt, or null to give up now. */

@@ -129,6 +129,31 @@ describe.each(BACKENDS)('PITWALL_KEEP_RESPONSES=2 (%s)', (backend) => {
   });
 });
 
+describe.each(BACKENDS)('a body quoting the API key (%s)', (backend) => {
+  let db: TestDatabase;
+  let sim: RunningSimulator;
+  beforeAll(async () => {
+    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 5 })]);
+  });
+  afterAll(async () => {
+    await sim?.close();
+    await db?.drop();
+  });
+
+  it('is kept with the key redacted', async () => {
+    // An upstream that echoes the request URL into a field of every body.
+    const echo = (text: string) => text.replace('{', `{"RequestUrl":"/v2/x?key=${encodeURIComponent(sim.key)}&k2=${sim.key}",`);
+    const summary = await syncOnce(db, sim, { fetch: recordingFetch(echo).fetch });
+    expect(summary.status).toBe('succeeded');
+    const kept = await readKept(db.pool);
+    expect(kept.length).toBe(summary.scopes.loaded);
+    for (const k of kept) {
+      expect(k.text).not.toContain(sim.key);
+      expect(k.text).toContain('"RequestUrl":"/v2/x?key=[redacted]&k2=[redacted]"');
+    }
+  });
+});
+
 describe.each(BACKENDS)('a scope whose load fails (%s)', (backend) => {
   let db: TestDatabase;
   let sim: RunningSimulator;
