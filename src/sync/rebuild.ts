@@ -3,7 +3,6 @@ import type pg from 'pg';
 
 import { canonicalQuery } from '../api/query.js';
 import type { Config } from '../config.js';
-import { DatabaseError } from '../db/errors.js';
 import type { Logger } from '../log.js';
 
 import { RunCounters } from './counters.js';
@@ -12,6 +11,7 @@ import { childrenOf, endpoint, ENDPOINTS, type Endpoint, type EndpointName, type
 import { JOB_NAMES } from './jobs.js';
 import { decompressBody } from './kept-body.js';
 import { EnvelopeError, processResponse, type ProcessContext } from './process-response.js';
+import { isScopeDataError } from './scope-data-error.js';
 import { tryJobLocks } from './sql/job-lock.js';
 import { latestResponses, type KeptResponse } from './sql/responses.js';
 import { finishRun, insertRun, markAbandoned, type RunStatus } from './sql/sync-runs.js';
@@ -41,9 +41,6 @@ export interface RebuildOptions {
  * Each lock holds a connection of the pool (on PostgreSQL), so the pool needs that many more.
  */
 export const REBUILD_LOCKS = JOB_NAMES;
-
-/** Postgres data exceptions, integrity violations, program limits: the scope's data, not the database. */
-const isScopeDataError = (err: unknown): boolean => err instanceof DatabaseError && /^(22|23|54)/.test(err.sqlstate ?? '');
 
 /**
  * `pitwall rebuild`: re-derives the typed tables from the bodies kept in pitwall.responses with

@@ -14,6 +14,7 @@ import { jobPhases, type JobName, type JobPhase } from './jobs.js';
 import type { SyncObserver } from './observer.js';
 import { EnvelopeError, knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
 import { createRunClient } from './run-client.js';
+import { isScopeDataError } from './scope-data-error.js';
 import { tryJobLock, type JobLock } from './sql/job-lock.js';
 import { insertBodyReject } from './sql/rejects.js';
 import { finishRun, insertRun, markAbandoned, type RunStatus } from './sql/sync-runs.js';
@@ -56,12 +57,6 @@ export interface SyncOptions {
  * hold no request slot, and at most this many responses per slot are held in memory.
  */
 const VISITS_PER_REQUEST_SLOT = 2;
-
-/**
- * Postgres data exceptions (22xxx), integrity violations (23xxx) and program limits exceeded
- * (54xxx, e.g. a value too large for an index): bad data in one scope, not a dead database.
- */
-const isScopeDataError = (err: unknown): boolean => err instanceof DatabaseError && /^(22|23|54)/.test(err.sqlstate ?? '');
 
 /**
  * A body that could not be used, retried already: not JSON even after the `,,` repair (the
