@@ -18,6 +18,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'run one job once (--job full|season|live, default full); prints a per-table summary, --json for one JSON object',
     load: () => import('./commands/sync.js'),
   },
+  rebuild: {
+    summary: 're-derive the typed tables from the kept response bodies, no upstream request (--endpoint NAME, repeatable; --json)',
+    load: () => import('./commands/rebuild.js'),
+  },
   status: { summary: 'last runs, per-endpoint state, failing scopes, recent rejects (--json)', load: () => import('./commands/status.js') },
   worker: { summary: 'run the live, season and full jobs on their cron schedules until stopped', load: () => import('./commands/worker.js') },
   simulate: {

@@ -80,6 +80,7 @@ const schema = z.object({
   cronFull: cron,
   timezone: timeZone,
   dataDir: z.string().trim().min(1),
+  keepResponses: int(1, 1_000),
 });
 
 export type Config = Readonly<z.output<typeof schema>>;
@@ -246,6 +247,13 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     default: './.pitwall',
     description: 'Directory for pitwall\'s local files: the embedded warehouse\'s data, password and server log when DATABASE_URL is unset.',
     expected: 'a non-empty path',
+  },
+  keepResponses: {
+    env: 'PITWALL_KEEP_RESPONSES',
+    flag: '--keep-responses',
+    default: '1',
+    description: 'Versions of each scope\'s response body kept in pitwall.responses (compressed) for `pitwall rebuild`; older ones are deleted.',
+    expected: 'an integer from 1 to 1000',
   },
 };
 

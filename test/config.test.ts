@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       cronLive: '*/5 * * * *',
       timezone: 'UTC',
       dataDir: './.pitwall',
+      keepResponses: 1,
     });
     expect(config.apiKey).toBeUndefined();
     expect(config.httpPort).toBeUndefined();
@@ -44,6 +45,13 @@ describe('loadConfig', () => {
   it('trims a trailing slash from the base URL and refuses non-http URLs', () => {
     expect(loadConfig({ MRP_API_BASE_URL: 'http://127.0.0.1:4321//' }).apiBaseUrl).toBe('http://127.0.0.1:4321');
     expect(configError(() => loadConfig({ MRP_API_BASE_URL: 'ftp://x' })).message).toMatch(/^MRP_API_BASE_URL: /);
+  });
+
+  it('keeps at least one version of each response', () => {
+    expect(loadConfig({ PITWALL_KEEP_RESPONSES: '3' }).keepResponses).toBe(3);
+    expect(configError(() => loadConfig({ PITWALL_KEEP_RESPONSES: '0' })).message).toBe(
+      'PITWALL_KEEP_RESPONSES: expected an integer from 1 to 1000, got "0"',
+    );
   });
 
   it('names the variable, the expectation and the value it rejects', () => {

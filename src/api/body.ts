@@ -4,6 +4,8 @@ export interface ParsedBody {
   value: unknown;
   /** True when the body only parsed after collapsing repeated commas (the upstream's defect). */
   repaired: boolean;
+  /** The JSON text `value` was parsed from: the body without BOM or JSONP wrapper, commas repaired. */
+  text: string;
 }
 
 /** `callback( … );`, optionally after the `/**\/` guard some servers prepend. */
@@ -78,12 +80,12 @@ export function collapseCommas(text: string): string {
 export function parseBody(text: string): ParsedBody {
   const json = stripJsonp(text.replace(/^\uFEFF/, ''));
   try {
-    return { value: JSON.parse(json), repaired: false };
+    return { value: JSON.parse(json), repaired: false, text: json };
   } catch (firstError) {
     const collapsed = collapseCommas(json);
     if (collapsed !== json) {
       try {
-        return { value: JSON.parse(collapsed), repaired: true };
+        return { value: JSON.parse(collapsed), repaired: true, text: collapsed };
       } catch {
         // Fall through: report the original error, which points into the text as received.
       }

@@ -10,7 +10,8 @@ import { parseRetryAfterMs } from './retry-after.js';
 import { envelope, isRequestValid } from './schemas/envelope.js';
 
 export type ApiResult =
-  | { kind: 'ok'; body: Record<string, unknown>; repaired: boolean; attempts: number; bytes: number }
+  /** `text`: the JSON text `body` was parsed from (decoded, `,,` repaired, the key redacted), which pitwall keeps. */
+  | { kind: 'ok'; body: Record<string, unknown>; text: string; repaired: boolean; attempts: number; bytes: number }
   /** The upstream answered but refused the request (RequestValid not 1); retrying will not help. */
   | { kind: 'invalid'; body: Record<string, unknown>; reason: string; attempts: number }
   /** The caller's `known` recognised the body, which was therefore not decoded or parsed. */
@@ -216,7 +217,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const message = `GET ${shownUrl} returned a body that is not JSON`;
       return { failure: { kind: 'body', retryable: true, message, cause } };
     }
-    const { value, repaired } = parsed;
+    const { value, repaired, text: json } = parsed;
     if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
       // The upstream would serve the same body again: a reject, not a retry.
       const message = `GET ${shownUrl} returned JSON nested deeper than ${MAX_BODY_DEPTH} levels`;
@@ -233,7 +234,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const reason = `RequestValid is ${JSON.stringify(body.RequestValid)}`;
       return { result: { kind: 'invalid', body, reason, attempts } };
     }
-    return { result: { kind: 'ok', body, repaired, attempts, bytes: bytes.byteLength } };
+    // The text is stored (pitwall.responses); a body quoting the request URL would store the key.
+    return { result: { kind: 'ok', body, text: redact(json, secrets), repaired, attempts, bytes: bytes.byteLength } };
   }
 
   /** Milliseconds to wait before the next attempt, or null to give up now. */

@@ -12,8 +12,10 @@ import type { DimensionCache } from './dimension-cache.js';
 import { childrenOf, DIMENSION_TABLES, LOAD_ORDER, type Endpoint, type Params } from './endpoints.js';
 import type { Extracted, Seed } from './extract/types.js';
 import { scopeHash, textDigest, type TextDigest } from './hash.js';
+import { compressBody, type KeptBody } from './kept-body.js';
 import { insertFieldErrors } from './sql/field-errors.js';
 import { insertRejects } from './sql/rejects.js';
+import { keepResponse } from './sql/responses.js';
 import { recordScopeSuccess, scopeKey, type ScopeTouches } from './sql/sync-state.js';
 
 export interface ProcessContext {
@@ -28,6 +30,19 @@ export interface ProcessContext {
   signal?: AbortSignal;
   /** Dimension rows this run has committed (see DimensionCache); without it every one is sent. */
   dimensions?: DimensionCache;
+  /** Versions of each scope's body pitwall.responses keeps (PITWALL_KEEP_RESPONSES); default 1. */
+  keepResponses?: number;
+}
+
+/** Where a body came from, beyond its parsed value. */
+export interface BodySource {
+  /** The text the body was parsed from (decoded, `,,` repaired): what pitwall.responses keeps. */
+  text?: string;
+  /**
+   * Set by a rebuild, for a body read back from pitwall.responses: it is not kept again, and the
+   * scope records the hash it was kept with, so the next sync still recognises the same body.
+   */
+  kept?: { responseHash: string };
 }
 
 /** A response body whose main list is missing or is not a list. */
@@ -48,10 +63,11 @@ export async function processResponse(
   query: string,
   body: Record<string, unknown>,
   digest: TextDigest | null = null,
+  source: BodySource = {},
 ): Promise<Seed[]> {
   const items = body[ep.arrayKey];
   if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
-  const hash = scopeHash(digest, body);
+  const hash = source.kept?.responseHash ?? scopeHash(digest, body);
   const key = scopeKey(ep.name, query);
 
   // An unchanged response is not extracted unless its children need its seeds: validating and
@@ -63,10 +79,15 @@ export async function processResponse(
     return childrenOf(ep.name).length > 0 ? ep.extract(items, params, body).seeds : [];
   }
 
+  // Compressed on the thread pool while the items are extracted, before the transaction begins.
+  // Without the received text (a caller holding only the parsed body) its JSON is kept instead.
+  const compressing = source.kept ? null : compressBody(source.text ?? JSON.stringify(body));
+  compressing?.catch(() => undefined); // awaited below; an extract that throws must not leave it unhandled
   const extracted = ep.extract(items, params, body);
   const { toLoad, known } = withoutKnownDimensions(ctx, extracted);
+  const kept = compressing && { body: await compressing, versions: ctx.keepResponses ?? 1 };
 
-  const committed = await withTransaction(ctx.pool, (client) => load(client, ctx.runId, ep, params, query, toLoad, hash), {
+  const committed = await withTransaction(ctx.pool, (client) => load(client, ctx.runId, ep, params, query, toLoad, hash, kept), {
     signal: ctx.signal,
     onRetry: (err, attempt) =>
       ctx.logger.warn({ endpoint: ep.name, params: query, attempt, err: String(err) }, 'retrying transaction'),
@@ -140,6 +161,7 @@ async function load(
   query: string,
   extracted: Extracted,
   hash: string,
+  kept: { body: KeptBody; versions: number } | null,
 ): Promise<RunCounters> {
   const local = new RunCounters();
   for (const table of LOAD_ORDER) {
@@ -160,5 +182,6 @@ async function load(
   // Clears the scope's earlier field errors too, so this response's are inserted after it.
   await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: hash, itemCount: extracted.itemCount, runId });
   await insertFieldErrors(client, { runId, endpoint: ep.name, params: query }, extracted.fieldErrors);
+  if (kept) await keepResponse(client, { endpoint: ep.name, params: query, runId, responseHash: hash }, kept.body, kept.versions);
   return local;
 }

@@ -1,16 +1,12 @@
-import pLimit from 'p-limit';
 import type pg from 'pg';
 
-import { DEFAULT_BACKOFF } from '../api/backoff.js';
-import { createApiClient } from '../api/client.js';
 import { ApiError, PayloadError, UpstreamDownError } from '../api/errors.js';
 import { canonicalQuery } from '../api/query.js';
-import { abortableSleep } from '../api/rate-limit.js';
 import type { Config } from '../config.js';
 import { DatabaseError } from '../db/errors.js';
 import type { Logger } from '../log.js';
 
-import { RunCounters, type TableCounts } from './counters.js';
+import { RunCounters } from './counters.js';
 import { DimensionCache } from './dimension-cache.js';
 import type { Endpoint, Params } from './endpoints.js';
 import type { Seed } from './extract/types.js';
@@ -18,27 +14,16 @@ import { jobPhases, type JobName, type JobPhase } from './jobs.js';
 import { isRefusalStatus, KEY_REFUSED_MESSAGE, KeyRefusalWatch } from './key-refusal.js';
 import type { SyncObserver } from './observer.js';
 import { EnvelopeError, knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
+import { createRunClient } from './run-client.js';
+import { isScopeDataError } from './scope-data-error.js';
 import { tryJobLock, type JobLock } from './sql/job-lock.js';
 import { insertBodyReject } from './sql/rejects.js';
 import { finishRun, insertRun, markAbandoned, type RunStatus } from './sql/sync-runs.js';
 import { loadResponseHashes, recordScopeFailure, ScopeTouches } from './sql/sync-state.js';
+import { buildSummary, type RunSummary } from './summary.js';
 import { walk, type WalkPlan } from './walk.js';
 
-export interface RunSummary {
-  runId: number;
-  job: JobName;
-  status: RunStatus;
-  requests: number;
-  retries: number;
-  durationMs: number;
-  tables: Partial<Record<string, TableCounts>>;
-  scopes: RunCounters['scopes'];
-  unknownFields: number;
-  repairedBodies: number;
-  /** Every root request was refused and nothing loaded: the API key is the likely cause. */
-  keyRefused?: true;
-  error?: string;
-}
+export type { RunSummary } from './summary.js';
 
 export interface SyncDeps {
   pool: pg.Pool;
@@ -75,12 +60,6 @@ export interface SyncOptions {
 const VISITS_PER_REQUEST_SLOT = 2;
 
 /**
- * Postgres data exceptions (22xxx), integrity violations (23xxx) and program limits exceeded
- * (54xxx, e.g. a value too large for an index): bad data in one scope, not a dead database.
- */
-const isScopeDataError = (err: unknown): boolean => err instanceof DatabaseError && /^(22|23|54)/.test(err.sqlstate ?? '');
-
-/**
  * A body that could not be used, retried already: not JSON even after the `,,` repair (the
  * client's ApiError of kind 'body' wraps the PayloadError), not a v2 envelope, or missing its list.
  */
@@ -107,7 +86,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
   if (!lock) {
     const runId = await insertRun(deps.pool, job, trigger, 'skipped');
     deps.logger.info({ runId, job }, 'another process is running this job; skipped');
-    const summary = emptySummary(runId, job, 'skipped', started);
+    const summary = buildSummary(runId, job, 'skipped', started, new RunCounters(), undefined);
     deps.observer?.runFinished?.(summary);
     return summary;
   }
@@ -144,42 +123,7 @@ async function execute(
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   const stopping = AbortSignal.any([options.drain, options.signal].filter((s): s is AbortSignal => s !== undefined));
   const halt = AbortSignal.any([stopping, stop.signal]);
-  // PITWALL_CONCURRENCY bounds the requests in flight upstream, and only them: the client holds
-  // a slot while a request is out and its body is read, and a visit parses and loads the
-  // response after giving it back, so the next requests are already out while it does, and the
-  // run is bound by the upstream rather than by itself.
-  const upstream = pLimit(deps.config.concurrency);
-  const api = createApiClient({
-    baseUrl: deps.config.apiBaseUrl,
-    apiKey: deps.config.apiKey,
-    timeoutMs: deps.config.requestTimeoutMs,
-    maxAttempts: deps.config.maxAttempts,
-    maxRetryWaitMs: deps.config.maxRetryWaitMs,
-    maxRps: deps.config.maxRps,
-    backoff: { baseMs: deps.config.retryBaseMs, capMs: DEFAULT_BACKOFF.capMs },
-    consecutiveFailureLimit: deps.config.maxConsecutiveFailures,
-    logger,
-    // A visit that waited for a slot through a drain starts no request, as the walk starts no visit.
-    slot: (send) =>
-      upstream(() => {
-        halt.throwIfAborted();
-        return send();
-      }),
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
-    // The client sleeps before a retry and for the rate limit; a drain ends those waits, so no
-    // new attempt starts after it.
-    sleep: (ms, s) => abortableSleep(ms, s ? AbortSignal.any([s, halt]) : halt),
-    observer: {
-      onRequest: (e) => {
-        counters.requests += 1;
-        deps.observer?.api?.onRequest?.(e);
-      },
-      onRetry: (e) => {
-        counters.retries += 1;
-        deps.observer?.api?.onRetry?.(e);
-      },
-    },
-  });
+  const api = createRunClient(deps, { counters, logger, halt });
   const ctx: ProcessContext = {
     pool: deps.pool,
     runId,
@@ -187,6 +131,7 @@ async function execute(
     hashes: await loadResponseHashes(deps.pool),
     touches: new ScopeTouches(deps.pool, runId),
     dimensions: new DimensionCache(),
+    keepResponses: deps.config.keepResponses,
     logger,
     signal,
   };
@@ -215,7 +160,7 @@ async function execute(
         return [];
       }
       if (res.repaired) counters.repairedBodies += 1;
-      return await processResponse(ctx, ep, params, query, res.body, body.digest());
+      return await processResponse(ctx, ep, params, query, res.body, body.digest(), { text: res.text });
     } catch (err) {
       // Stopped (drained, aborted, or another branch failed): not this scope's fault; record nothing.
       if (halt.aborted) throw err;
@@ -307,31 +252,4 @@ async function execute(
   await finishRun(deps.pool, runId, status, counters.totals(), summary, error ?? null);
   logger.info({ status, requests: summary.requests, durationMs: summary.durationMs }, 'run finished');
   return summary;
-}
-
-function buildSummary(
-  runId: number,
-  job: JobName,
-  status: RunStatus,
-  started: number,
-  counters: RunCounters,
-  error: string | undefined,
-): RunSummary {
-  return {
-    runId,
-    job,
-    status,
-    requests: counters.requests,
-    retries: counters.retries,
-    durationMs: Math.round(performance.now() - started),
-    tables: { ...counters.tables },
-    scopes: { ...counters.scopes },
-    unknownFields: counters.unknownFields,
-    repairedBodies: counters.repairedBodies,
-    ...(error ? { error } : {}),
-  };
-}
-
-function emptySummary(runId: number, job: JobName, status: RunStatus, started: number): RunSummary {
-  return buildSummary(runId, job, status, started, new RunCounters(), undefined);
 }

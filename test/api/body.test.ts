@@ -8,6 +8,7 @@ describe('parseBody', () => {
     expect(parseBody('{"RequestValid":1,"Points":[1,2]}')).toEqual({
       value: { RequestValid: 1, Points: [1, 2] },
       repaired: false,
+      text: '{"RequestValid":1,"Points":[1,2]}',
     });
   });
 
@@ -16,6 +17,7 @@ describe('parseBody', () => {
     expect(parseBody(text)).toEqual({
       value: { RequestValid: 1, Points: [{ Pos: 1 }, { Pos: 2 }], X: [3] },
       repaired: true,
+      text: '{"RequestValid":1,"Points":[{"Pos":1},{"Pos":2}],"X":[3]}',
     });
   });
 
@@ -25,7 +27,7 @@ describe('parseBody', () => {
   });
 
   it('strips a JSONP wrapper and a BOM', () => {
-    expect(parseBody('\uFEFF/**/ cb.x({"RequestValid":1});').value).toEqual({ RequestValid: 1 });
+    expect(parseBody('\uFEFF/**/ cb.x({"RequestValid":1});')).toMatchObject({ value: { RequestValid: 1 }, text: '{"RequestValid":1}' });
     expect(stripJsonp('{"a":"f(x)"}')).toBe('{"a":"f(x)"}');
   });
 

@@ -27,15 +27,20 @@ export async function readLiveRows(db: pg.Pool, table: WarehouseTableName): Prom
   return rows;
 }
 
-export async function fetchTruth(simUrl: string): Promise<Record<WarehouseTableName, Record<string, unknown>[]>> {
+export type Truth = Record<WarehouseTableName, Record<string, unknown>[]>;
+
+export async function fetchTruth(simUrl: string): Promise<Truth> {
   const res = await fetch(`${simUrl}/__simulator/truth`);
   if (!res.ok) throw new Error(`truth: HTTP ${res.status}`);
-  return (await res.json()) as Record<WarehouseTableName, Record<string, unknown>[]>;
+  return (await res.json()) as Truth;
 }
 
-/** Per table: the first rows that differ, or an empty object when the warehouse equals the truth. */
-export async function diffAgainstTruth(db: pg.Pool, simUrl: string): Promise<Record<string, unknown>> {
-  const truth = await fetchTruth(simUrl);
+/**
+ * Per table: the first rows that differ, or an empty object when the warehouse equals the truth:
+ * the simulator's at `simUrl` now, or one fetched before (a test that stops the simulator).
+ */
+export async function diffAgainstTruth(db: pg.Pool, simUrlOrTruth: string | Truth): Promise<Record<string, unknown>> {
+  const truth = typeof simUrlOrTruth === 'string' ? await fetchTruth(simUrlOrTruth) : simUrlOrTruth;
   const diffs: Record<string, unknown> = {};
   for (const table of Object.keys(warehouseTables) as WarehouseTableName[]) {
     const want = truth[table] ?? [];

@@ -135,3 +135,34 @@ export async function tryJobLock(pool: pg.Pool, job: string): Promise<JobLock | 
     },
   };
 }
+
+/**
+ * Every lock of `jobs`, taken in the order given, or null (holding none) when another process
+ * holds any of them. One lock that lost its connection for good aborts the whole set's `lost`.
+ */
+export async function tryJobLocks(pool: pg.Pool, jobs: readonly string[]): Promise<JobLock | null> {
+  const held: JobLock[] = [];
+  const releaseAll = async () => {
+    for (const lock of [...held].reverse()) await lock.release();
+  };
+  try {
+    for (const job of jobs) {
+      const lock = await tryJobLock(pool, job);
+      if (!lock) {
+        await releaseAll();
+        return null;
+      }
+      held.push(lock);
+    }
+  } catch (err) {
+    await releaseAll();
+    throw err;
+  }
+  return {
+    lost: AbortSignal.any(held.map((l) => l.lost)),
+    confirm: async () => {
+      for (const lock of held) await lock.confirm();
+    },
+    release: releaseAll,
+  };
+}

@@ -1,0 +1,182 @@
+import pLimit from 'p-limit';
+import type pg from 'pg';
+
+import { canonicalQuery } from '../api/query.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+
+import { RunCounters } from './counters.js';
+import { DimensionCache } from './dimension-cache.js';
+import { childrenOf, endpoint, ENDPOINTS, type Endpoint, type EndpointName, type Params } from './endpoints.js';
+import { JOB_NAMES } from './jobs.js';
+import { decompressBody } from './kept-body.js';
+import { EnvelopeError, processResponse, type ProcessContext } from './process-response.js';
+import { isScopeDataError } from './scope-data-error.js';
+import { tryJobLocks } from './sql/job-lock.js';
+import { latestResponses, type KeptResponse } from './sql/responses.js';
+import { finishRun, insertRun, markAbandoned, type RunStatus } from './sql/sync-runs.js';
+import { ScopeTouches } from './sql/sync-state.js';
+import { buildSummary, type RunSummary } from './summary.js';
+
+export interface RebuildDeps {
+  pool: pg.Pool;
+  config: Pick<Config, 'concurrency'>;
+  logger: Logger;
+}
+
+export interface RebuildOptions {
+  /** Endpoints whose tables are rebuilt; every endpoint when absent or empty. */
+  endpoints?: readonly EndpointName[];
+  /** Drain: no new scope starts; the ones loading commit, and the run ends `interrupted`. */
+  drain?: AbortSignal;
+  /** Abort: like drain, and also cancels the transactions in flight. */
+  signal?: AbortSignal;
+  /** Kept bodies read per query (a keyset page). */
+  pageSize?: number;
+}
+
+/**
+ * A rebuild holds every sync job's lock, so no sync writes the tables while they are re-derived
+ * (a sync that starts meanwhile finds its lock held and skips), and no second rebuild runs.
+ * Each lock holds a connection of the pool (on PostgreSQL), so the pool needs that many more.
+ */
+export const REBUILD_LOCKS = JOB_NAMES;
+
+/**
+ * `pitwall rebuild`: re-derives the typed tables from the bodies kept in pitwall.responses with
+ * the current schemas and extractors, sending nothing upstream. Each scope's newest kept body goes
+ * through the sync's own load path (processResponse) in one transaction, with the unchanged-body
+ * skip bypassed, and the scope records the hash its body was kept with, so the next sync still
+ * recognises an unchanged body. The run is recorded in pitwall.sync_runs as job `rebuild`.
+ */
+export async function runRebuild(deps: RebuildDeps, options: RebuildOptions = {}): Promise<RunSummary> {
+  const started = performance.now();
+  const lock = await tryJobLocks(deps.pool, REBUILD_LOCKS);
+  if (!lock) {
+    const runId = await insertRun(deps.pool, 'rebuild', 'manual', 'skipped');
+    deps.logger.info({ runId, job: 'rebuild' }, 'a sync or another rebuild is running; skipped');
+    return buildSummary(runId, 'rebuild', 'skipped', started, new RunCounters(), undefined);
+  }
+  try {
+    await markAbandoned(deps.pool, 'rebuild');
+    const runId = await insertRun(deps.pool, 'rebuild', 'manual', 'running');
+    const logger = deps.logger.child({ runId, job: 'rebuild' });
+    const counters = new RunCounters();
+    // `stopping`: the caller asks the run to end. `halt`: nothing new starts, for that or for a
+    // lost lock (the run must stop then, or it could write beside a sync).
+    const stopping = AbortSignal.any([options.drain, options.signal].filter((s): s is AbortSignal => s !== undefined));
+    const halt = AbortSignal.any([stopping, lock.lost]);
+    const ctx: ProcessContext = {
+      pool: deps.pool,
+      runId,
+      counters,
+      // No recorded hashes: every kept body is loaded, none skipped as unchanged.
+      hashes: new Map(),
+      touches: new ScopeTouches(deps.pool, runId),
+      dimensions: new DimensionCache(),
+      logger,
+      signal: options.signal ? AbortSignal.any([options.signal, lock.lost]) : lock.lost,
+    };
+    let status: RunStatus = 'succeeded';
+    let error: string | undefined;
+    try {
+      await rebuildScopes(ctx, selection(options.endpoints), { concurrency: deps.config.concurrency, pageSize: options.pageSize ?? 200, halt });
+      await lock.confirm();
+      if (stopping.aborted) {
+        status = 'interrupted';
+        error = 'stopped before every kept response was loaded';
+      } else if (counters.scopes.failed > 0) {
+        status = 'failed';
+        error = `${counters.scopes.failed} kept response(s) could not be loaded; see the log`;
+      }
+    } catch (err) {
+      status = stopping.aborted ? 'interrupted' : 'failed';
+      error = err instanceof Error ? err.message : String(err);
+      logger.error({ err: error }, `rebuild ${status}`);
+    }
+    const summary = buildSummary(runId, 'rebuild', status, started, counters, error);
+    await finishRun(deps.pool, runId, status, counters.totals(), summary, error ?? null);
+    logger.info({ status, scopes: counters.scopes.loaded, durationMs: summary.durationMs }, 'rebuild finished');
+    return summary;
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The endpoints to load, and those only read for their seeds (ancestors of a loaded one). */
+function selection(names: readonly EndpointName[] | undefined): { load: Set<EndpointName>; read: Set<EndpointName> } {
+  const load = new Set(names?.length ? names.map((n) => endpoint(n).name) : ENDPOINTS.map((e) => e.name));
+  const read = new Set<EndpointName>();
+  for (const name of load) {
+    for (let e: Endpoint | null = endpoint(name); e; e = e.parent ? endpoint(e.parent) : null) read.add(e.name);
+  }
+  return { load, read };
+}
+
+/**
+ * Endpoint by endpoint, parents before children (the order of ENDPOINTS), each scope's newest
+ * kept body. A child scope is loaded only when a parent body loaded in this rebuild names it, as
+ * a sync would only request it then: a body kept for an event since removed from its schedule
+ * stays unread, and the event's rows stay marked deleted.
+ */
+async function rebuildScopes(
+  ctx: ProcessContext,
+  { load, read }: { load: Set<EndpointName>; read: Set<EndpointName> },
+  run: { concurrency: number; pageSize: number; halt: AbortSignal },
+): Promise<void> {
+  const limit = pLimit(run.concurrency);
+  /** The child scopes the parents' bodies name, by child endpoint. */
+  const named = new Map<EndpointName, Set<string>>();
+  for (const ep of ENDPOINTS) {
+    if (!read.has(ep.name)) continue;
+    const wanted = ep.parent === null ? null : (named.get(ep.name) ?? new Set<string>());
+    const children = childrenOf(ep.name).filter((c) => read.has(c.name));
+    let found = 0;
+    for (let after: string | null = null; ; ) {
+      if (run.halt.aborted) return;
+      const page = await latestResponses(ctx.pool, ep.name, after, run.pageSize);
+      if (page.length === 0) break;
+      after = page.at(-1)!.params;
+      const scopes = page.filter((r) => wanted === null || wanted.has(r.params));
+      found += scopes.length;
+      // Settled, not raced: a fatal error ends the run only once the scopes loading beside it
+      // have committed or rolled back.
+      const done = await Promise.allSettled(
+        scopes.map((kept) =>
+          limit(async () => {
+            if (run.halt.aborted) return;
+            const seeds = await rebuildScope(ctx, ep, kept, load.has(ep.name));
+            for (const child of children) {
+              let set = named.get(child.name);
+              if (!set) named.set(child.name, (set = new Set()));
+              for (const seed of seeds) set.add(canonicalQuery(child.params(seed)));
+            }
+          }),
+        ),
+      );
+      const failure = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
+      if (failure) throw failure.reason;
+    }
+    const missing = wanted === null ? (found === 0 ? 1 : 0) : wanted.size - found;
+    if (missing > 0) ctx.logger.warn({ endpoint: ep.name, scopes: missing }, 'scopes with no kept response; a sync fetches them');
+  }
+}
+
+/** Loads (or, for an endpoint only read, extracts the seeds of) one kept body. */
+async function rebuildScope(ctx: ProcessContext, ep: Endpoint, kept: KeptResponse, loadIt: boolean) {
+  const params: Params = Object.fromEntries(new URLSearchParams(kept.params));
+  try {
+    const body = JSON.parse(await decompressBody(kept.body, kept.encoding)) as Record<string, unknown>;
+    if (!loadIt) {
+      const items = body[ep.arrayKey];
+      if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
+      return ep.extract(items, params, body).seeds;
+    }
+    return await processResponse(ctx, ep, params, kept.params, body, null, { kept: { responseHash: kept.responseHash } });
+  } catch (err) {
+    if (!(err instanceof EnvelopeError || err instanceof SyntaxError || isScopeDataError(err))) throw err;
+    ctx.counters.scopes.failed += 1;
+    ctx.logger.warn({ endpoint: ep.name, params: kept.params, err: String(err) }, 'kept response could not be loaded; skipped');
+    return [];
+  }
+}

@@ -1,0 +1,58 @@
+import type pg from 'pg';
+
+import type { EndpointName } from '../endpoints.js';
+import { KEPT_ENCODING, type KeptBody } from '../kept-body.js';
+
+export interface KeptScope {
+  endpoint: EndpointName;
+  params: string;
+  runId: number;
+  responseHash: string;
+}
+
+/**
+ * Keeps a scope's response body, and deletes the scope's older bodies beyond the newest
+ * `versions` (the new one included). One statement, run inside the scope's transaction: the body
+ * and the rows it produced commit or roll back together. The DELETE sees the rows as they were
+ * before the statement, so it never touches the body being inserted.
+ */
+export async function keepResponse(client: pg.ClientBase, scope: KeptScope, kept: KeptBody, versions: number): Promise<void> {
+  await client.query(
+    `WITH pruned AS (
+       DELETE FROM pitwall.responses
+        WHERE endpoint = $1 AND params = $2
+          AND response_id NOT IN (
+            SELECT response_id FROM pitwall.responses
+             WHERE endpoint = $1 AND params = $2
+             ORDER BY response_id DESC LIMIT $7)
+     )
+     INSERT INTO pitwall.responses (endpoint, params, run_id, response_hash, encoding, body, body_bytes)
+     VALUES ($1, $2, $3, $4, $5, $6, $8)`,
+    [scope.endpoint, scope.params, scope.runId, scope.responseHash, KEPT_ENCODING, kept.body, versions - 1, kept.bytes],
+  );
+}
+
+/** The newest kept body of one scope. */
+export interface KeptResponse {
+  params: string;
+  responseHash: string;
+  encoding: string;
+  body: Buffer;
+}
+
+/**
+ * The newest kept body of each of an endpoint's scopes whose params sort after `after`, at most
+ * `limit` of them, in params order: one keyset page (pass the last page's last params to get the
+ * next). Served by the index on (endpoint, params, response_id).
+ */
+export async function latestResponses(db: pg.Pool, endpoint: EndpointName, after: string | null, limit: number): Promise<KeptResponse[]> {
+  const { rows } = await db.query<{ params: string; response_hash: string; encoding: string; body: Buffer }>(
+    `SELECT DISTINCT ON (params) params, response_hash, encoding, body
+       FROM pitwall.responses
+      WHERE endpoint = $1 AND ($2::text IS NULL OR params > $2)
+      ORDER BY params, response_id DESC
+      LIMIT $3`,
+    [endpoint, after, limit],
+  );
+  return rows.map((r) => ({ params: r.params, responseHash: r.response_hash, encoding: r.encoding, body: r.body }));
+}

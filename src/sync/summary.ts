@@ -1,0 +1,46 @@
+import type { RunCounters, TableCounts } from './counters.js';
+import type { JobName } from './jobs.js';
+import type { RunStatus } from './sql/sync-runs.js';
+
+/** What pitwall.sync_runs.job records: a sync job, or a rebuild from the kept responses. */
+export type RunJob = JobName | 'rebuild';
+
+export interface RunSummary {
+  runId: number;
+  job: RunJob;
+  status: RunStatus;
+  requests: number;
+  retries: number;
+  durationMs: number;
+  tables: Partial<Record<string, TableCounts>>;
+  scopes: RunCounters['scopes'];
+  unknownFields: number;
+  repairedBodies: number;
+  /** Every root request was refused and nothing loaded: the API key is the likely cause. */
+  keyRefused?: true;
+  error?: string;
+}
+
+/** The summary of a run that started at `started` (performance.now()) and counted `counters`. */
+export function buildSummary(
+  runId: number,
+  job: RunJob,
+  status: RunStatus,
+  started: number,
+  counters: RunCounters,
+  error: string | undefined,
+): RunSummary {
+  return {
+    runId,
+    job,
+    status,
+    requests: counters.requests,
+    retries: counters.retries,
+    durationMs: Math.round(performance.now() - started),
+    tables: { ...counters.tables },
+    scopes: { ...counters.scopes },
+    unknownFields: counters.unknownFields,
+    repairedBodies: counters.repairedBodies,
+    ...(error ? { error } : {}),
+  };
+}
