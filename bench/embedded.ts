@@ -14,7 +14,7 @@ import { processTreePssBytes } from './lib/process-tree.js';
 import { BENCH_SEED } from './lib/result-rows.js';
 import { runSyncProcess } from './lib/sync-process.js';
 import { median, ratio } from './lib/timing.js';
-import { BENCH_DIST, imageNodeOptions, syncCommand } from './memory.js';
+import { imageNodeOptions, removeBenchBuild, syncCommand } from './memory.js';
 
 export interface EmbeddedFigures {
   /** The world of the side-by-side wall-time comparison. */
@@ -122,7 +122,7 @@ export async function benchEmbedded(
     memory = await embeddedSync(syncCommand(opts.runtime), env2, true);
   } finally {
     await big.stop();
-    rmSync(BENCH_DIST, { recursive: true, force: true });
+    removeBenchBuild();
   }
   const wallMs = median(embedded);
   const serverWallMs = median(onServer);

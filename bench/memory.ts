@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -26,8 +26,18 @@ export interface MemoryFigures {
   withoutNodeOptions?: { peakRssMb: number; wallMs: number };
 }
 
-/** Where the benchmark compiles the CLI to; under the git-ignored .pitwall/, beside node_modules. */
-export const BENCH_DIST = join(ROOT, '.pitwall/bench-dist');
+/**
+ * Where the benchmark compiles the CLI to: under the git-ignored .pitwall/, beside node_modules.
+ * The compiled code finds the migrations at `../migrations` from its own directory, as dist/ does
+ * in the image, so a link to them sits beside it (the embedded warehouse migrates on open).
+ */
+const BENCH_BUILD = join(ROOT, '.pitwall/bench-build');
+const BENCH_DIST = join(BENCH_BUILD, 'dist');
+
+/** Removes the compiled CLI. */
+export function removeBenchBuild(): void {
+  rmSync(BENCH_BUILD, { recursive: true, force: true });
+}
 
 /**
  * The NODE_OPTIONS the production image sets (`ENV ... NODE_OPTIONS=...` in the Dockerfile), so
@@ -48,11 +58,12 @@ export function imageNodeOptions(): string {
  */
 export function syncCommand(runtime: 'dist' | 'tsx'): string[] {
   if (runtime === 'tsx') return [join(ROOT, 'bin/pitwall.js'), 'sync', '--json'];
-  rmSync(BENCH_DIST, { recursive: true, force: true });
+  removeBenchBuild();
   execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', BENCH_DIST], {
     cwd: ROOT,
     stdio: 'inherit',
   });
+  symlinkSync(join(ROOT, 'migrations'), join(BENCH_BUILD, 'migrations'));
   const cli = pathToFileURL(join(BENCH_DIST, 'cli.js')).href;
   return ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(cli)}); await main(['sync', '--json']);`];
 }
@@ -76,7 +87,7 @@ export async function benchMemory(
     const plain = await syncOnce(server, command, opts, '');
     return { ...figures, withoutNodeOptions: { peakRssMb: plain.peakRssMb, wallMs: plain.wallMs } };
   } finally {
-    rmSync(BENCH_DIST, { recursive: true, force: true });
+    removeBenchBuild();
   }
 }
 
