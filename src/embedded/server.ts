@@ -90,7 +90,7 @@ export async function openEmbeddedServer(options: EmbeddedServerOptions): Promis
   };
 }
 
-/** Stops the server of a directory now, whatever uses it: for tests and `pitwall serve-sql --stop`. */
+/** Stops the server of a directory now, whatever uses it: for tests and the benchmark. */
 export async function stopEmbeddedServer(dir: string): Promise<void> {
   const data = join(resolve(dir), POSTGRES_SUBDIR);
   if (!existsSync(join(data, 'postmaster.pid'))) return;
