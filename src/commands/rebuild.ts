@@ -4,8 +4,8 @@ import { ENDPOINTS, type EndpointName } from '../sync/endpoints.js';
 import { REBUILD_LOCKS, runRebuild } from '../sync/rebuild.js';
 import { gracefulStop } from '../worker/graceful-stop.js';
 
-import { CONFIG_FLAG_OPTIONS, EXIT, HELP, UsageError, configFlags, makeLogger, parse, type CommandContext } from './context.js';
-import { summaryJson, summaryText } from './sync-report.js';
+import { CONFIG_FLAG_OPTIONS, HELP, UsageError, configFlags, makeLogger, parse, type CommandContext } from './context.js';
+import { runExitCode, summaryJson, summaryText } from './sync-report.js';
 
 const ENDPOINT_NAMES: readonly string[] = ENDPOINTS.map((e) => e.name);
 
@@ -33,10 +33,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       { endpoints: (values.endpoint ?? []) as EndpointName[], drain: stop.drain, signal: stop.abort },
     );
     ctx.out(values.json ? summaryJson(summary) : summaryText(summary));
-    if (summary.status === 'succeeded') return EXIT.ok;
-    if (summary.status === 'skipped') return EXIT.skipped;
-    if (summary.status === 'interrupted') return EXIT.interrupted;
-    return EXIT.failed;
+    return runExitCode(summary);
   } finally {
     stop.dispose();
     await warehouse.close();

@@ -1,5 +1,6 @@
 import type { RunSummary } from '../sync/run.js';
 
+import { EXIT } from './context.js';
 import { renderTable } from './format.js';
 
 /** The machine-readable summary of `pitwall sync --json`: one JSON object. */
@@ -32,4 +33,12 @@ export function summaryText(s: RunSummary): string {
     (s.unknownFields ? `; ${s.unknownFields} unmodelled field(s) kept in raw` : '');
   const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected', 'field errors'], rows) : '';
   return [head, table, s.error ? `error: ${s.error}` : ''].filter(Boolean).join('\n');
+}
+
+/** The exit code of a finished run, for `sync` and `rebuild` alike (the README lists them). */
+export function runExitCode(s: RunSummary): number {
+  if (s.status === 'succeeded') return EXIT.ok;
+  if (s.status === 'skipped') return EXIT.skipped;
+  if (s.status === 'interrupted') return EXIT.interrupted;
+  return EXIT.failed;
 }

@@ -6,7 +6,7 @@ import { gracefulStop } from '../worker/graceful-stop.js';
 
 import { CONFIG_FLAG_OPTIONS, EXIT, HELP, UsageError, configFlags, makeLogger, parse, type CommandContext } from './context.js';
 import { createProgressReporter } from './progress.js';
-import { summaryJson, summaryText } from './sync-report.js';
+import { runExitCode, summaryJson, summaryText } from './sync-report.js';
 
 /**
  * `pitwall sync [--job full|season|live] [--json]`: one run of one job. The first signal drains
@@ -37,10 +37,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       ctx.err?.(`pitwall: ${summary.error}\n`);
       return EXIT.keyRefused;
     }
-    if (summary.status === 'succeeded') return EXIT.ok;
-    if (summary.status === 'skipped') return EXIT.skipped;
-    if (summary.status === 'interrupted') return EXIT.interrupted;
-    return EXIT.failed;
+    return runExitCode(summary);
   } finally {
     stop.dispose();
     await warehouse.close();

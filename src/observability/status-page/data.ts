@@ -20,20 +20,8 @@ export interface StatusPageData {
   drift_recorded: boolean;
 }
 
-export interface PageRun {
-  run_id: number;
-  job: string;
-  trigger: string;
-  status: string;
-  started_at: string;
-  finished_at: string | null;
-  duration_ms: number;
-  requests: number;
-  retries: number;
-  rows_written: number;
-  rows_rejected: number;
-  error: string | null;
-}
+/** A run as the page shows it: times as ISO text, the error masked. */
+export type PageRun = RunRow;
 
 export interface PageEndpoint {
   endpoint: string;
