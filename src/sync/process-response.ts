@@ -12,6 +12,7 @@ import type { DimensionCache } from './dimension-cache.js';
 import { childrenOf, DIMENSION_TABLES, LOAD_ORDER, type Endpoint, type Params } from './endpoints.js';
 import type { Extracted, Seed } from './extract/types.js';
 import { scopeHash, textDigest, type TextDigest } from './hash.js';
+import type { ShapeTracker } from './shape/tracker.js';
 import { insertRejects } from './sql/rejects.js';
 import { recordScopeSuccess, scopeKey, type ScopeTouches } from './sql/sync-state.js';
 
@@ -27,6 +28,8 @@ export interface ProcessContext {
   signal?: AbortSignal;
   /** Dimension rows this run has committed (see DimensionCache); without it every one is sent. */
   dimensions?: DimensionCache;
+  /** Where the shapes of loaded bodies are counted (`pitwall drift`); nothing is counted without it. */
+  shapes?: ShapeTracker;
 }
 
 /** A response body whose main list is missing or is not a list. */
@@ -48,10 +51,13 @@ export async function processResponse(
   body: Record<string, unknown>,
   digest: TextDigest | null = null,
 ): Promise<Seed[]> {
-  const items = body[ep.arrayKey];
-  if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
   const hash = scopeHash(digest, body);
   const key = scopeKey(ep.name, query);
+  // Counted before the envelope check, so a body whose list key changed shows up in the shape
+  // report; an unchanged body (always one that loaded before) is not walked again.
+  if (ctx.hashes.get(key) !== hash) ctx.shapes?.record(ep, body);
+  const items = body[ep.arrayKey];
+  if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
 
   // An unchanged response is not extracted unless its children need its seeds: validating and
   // shaping the items is most of a response's CPU time, and a re-sync is mostly unchanged
@@ -154,7 +160,6 @@ async function load(
   if (ep.name === 'events') await cascadeOrphanedEvents(client, Number(params.ScheduleId), runId, local);
   await insertRejects(client, { runId, endpoint: ep.name, params: query }, extracted.rejects);
   local.add(ep.tables[0] ?? 'results', { rejected: extracted.rejects.length });
-  local.unknownFields += extracted.unknownFields;
   await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: hash, itemCount: extracted.itemCount, runId });
   return local;
 }

@@ -18,6 +18,9 @@ import { jobPhases, type JobName, type JobPhase } from './jobs.js';
 import type { SyncObserver } from './observer.js';
 import { EnvelopeError, knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
 import { tryJobLock, type JobLock } from './sql/job-lock.js';
+import { driftCounts, type DriftKind } from './shape/report.js';
+import { loadDrift } from './shape/load.js';
+import { ShapeTracker } from './shape/tracker.js';
 import { insertBodyReject } from './sql/rejects.js';
 import { finishRun, insertRun, markAbandoned, type RunStatus } from './sql/sync-runs.js';
 import { loadResponseHashes, recordScopeFailure, ScopeTouches } from './sql/sync-state.js';
@@ -32,8 +35,14 @@ export interface RunSummary {
   durationMs: number;
   tables: Partial<Record<string, TableCounts>>;
   scopes: RunCounters['scopes'];
-  unknownFields: number;
+  /** Distinct fields no schema models, per endpoint, among the bodies this run loaded. */
+  unknownFields: Partial<Record<string, number>>;
   repairedBodies: number;
+  /**
+   * The warehouse's shape report after the run, as path counts per endpoint and kind (the
+   * metrics gauge); absent when it could not be read.
+   */
+  drift?: Record<string, Record<DriftKind, number>>;
   error?: string;
 }
 
@@ -184,9 +193,13 @@ async function execute(
     hashes: await loadResponseHashes(deps.pool),
     touches: new ScopeTouches(deps.pool, runId),
     dimensions: new DimensionCache(),
+    shapes: new ShapeTracker(deps.pool, runId, logger),
     logger,
     signal,
   };
+  // The shape report is evidence for a person: failing to write it never fails the run.
+  const flushShapes = () =>
+    ctx.shapes?.flush().catch((err: unknown) => logger.warn({ err: String(err) }, 'could not record response shapes'));
   let discovered = 0;
   let done = 0;
   const progress = () => options.onProgress?.({ discovered, done, counters });
@@ -269,6 +282,7 @@ async function execute(
       cutShort += result.cutShort;
       // The next phase may plan from sync_state (the live job's stale events do).
       await ctx.touches.flush();
+      await flushShapes();
     }
     // Success needs the lock to have been held throughout: wait out a retake after a dropped
     // lock connection, and fail if it was lost (a loss while no visit was in flight throws only here).
@@ -287,8 +301,14 @@ async function execute(
     logger.error({ err: error }, status === 'interrupted' ? 'run interrupted' : 'run failed');
     // The scopes found unchanged before the end were checked all the same.
     await ctx.touches.flush().catch((err: unknown) => logger.warn({ err: String(err) }, 'could not record unchanged scopes'));
+    await flushShapes();
   }
-  const summary = buildSummary(runId, job, status, started, counters, error);
+  counters.unknownFields = ctx.shapes?.unmodelledCounts() ?? {};
+  const drift = await loadDrift(deps.pool).then(
+    (report) => driftCounts(report),
+    (err: unknown) => void logger.warn({ err: String(err) }, 'could not read the shape report'),
+  );
+  const summary = { ...buildSummary(runId, job, status, started, counters, error), ...(drift ? { drift } : {}) };
   await finishRun(deps.pool, runId, status, counters.totals(), summary, error ?? null);
   logger.info({ status, requests: summary.requests, durationMs: summary.durationMs }, 'run finished');
   return summary;
@@ -311,7 +331,7 @@ function buildSummary(
     durationMs: Math.round(performance.now() - started),
     tables: { ...counters.tables },
     scopes: { ...counters.scopes },
-    unknownFields: counters.unknownFields,
+    unknownFields: { ...counters.unknownFields },
     repairedBodies: counters.repairedBodies,
     ...(error ? { error } : {}),
   };
