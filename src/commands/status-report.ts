@@ -3,7 +3,10 @@ import type pg from 'pg';
 import { tableMeta } from '../db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
 import { JOB_NAMES } from '../sync/jobs.js';
+import { loadDrift } from '../sync/shape/load.js';
+import { driftCounts, type DriftKind } from '../sync/shape/report.js';
 
+import { driftLine } from './drift-report.js';
 import { renderTable } from './format.js';
 
 export interface StatusReport {
@@ -15,6 +18,8 @@ export interface StatusReport {
   endpoints: Array<{ endpoint: string; scopes: number; ok: number; invalid: number; error: number; last_success_at: string | null }>;
   failing: Array<{ endpoint: string; params: string; status: string; last_error: string | null; last_attempt_at: string | null }>;
   rejects: Array<{ endpoint: string; params: string; reason: string; created_at: string }>;
+  /** The shape report in one line, and its path counts per endpoint (see `pitwall drift`). */
+  drift: { summary: string; endpoints: Record<string, Record<DriftKind, number>> };
 }
 
 async function loadJobs(db: pg.Pool): Promise<StatusReport['jobs']> {
@@ -76,6 +81,7 @@ export async function loadStatus(db: pg.Pool, limit = 10): Promise<StatusReport>
     endpoints: endpoints.rows,
     failing: failing.rows,
     rejects: rejects.rows,
+    drift: await loadDrift(db).then((report) => ({ summary: driftLine(report), endpoints: driftCounts(report) })),
   };
 }
 
@@ -105,6 +111,8 @@ export function statusText(r: StatusReport): string {
           r.endpoints.map((e) => [e.endpoint, e.scopes, e.ok, e.invalid, e.error, e.last_success_at]),
         )
       : '(no scope synced yet)',
+    '',
+    r.drift.summary,
   ];
   if (r.failing.length) {
     parts.push('', 'Failing scopes', renderTable(['endpoint', 'params', 'status', 'error'], r.failing.map((f) => [f.endpoint, f.params, f.status, (f.last_error ?? '').slice(0, 80)])));
