@@ -1,8 +1,8 @@
 import { loadConfig } from '../config.js';
-import { redact } from '../secrets.js';
 import { probeText, sampleDrift } from '../probe/report.js';
 import { KeyRefusedError, collectSamples } from '../probe/sample.js';
 import { saveSamples } from '../probe/save.js';
+import { redact } from '../secrets.js';
 
 import { CONFIG_FLAG_OPTIONS, EXIT, HELP, configFlags, makeLogger, parse, type CommandContext } from './context.js';
 
@@ -17,7 +17,10 @@ export async function run(ctx: CommandContext): Promise<number> {
     options: { ...CONFIG_FLAG_OPTIONS, ...HELP, json: { type: 'boolean' }, save: { type: 'string' } },
   });
   const config = loadConfig(ctx.env, configFlags(values), { require: ['apiKey'] });
-  const logger = makeLogger(config, ctx);
+  // What went wrong is in the report (or the one line of a refused key); the client's retry
+  // warnings would only bury it. Debug and trace still show everything.
+  const quiet = config.logLevel === 'debug' || config.logLevel === 'trace' ? config : { ...config, logLevel: 'error' as const };
+  const logger = makeLogger(quiet, ctx);
   let samples;
   try {
     samples = await collectSamples({ config, logger, signal: ctx.signal });

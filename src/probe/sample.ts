@@ -158,7 +158,7 @@ async function probeOne(api: ApiClient, ep: Endpoint, params: Record<string, str
     body,
   };
   if (res.kind === 'invalid') return { ...described, error: res.reason };
-  if (!Array.isArray(items)) return { ...described, error: `no "${ep.arrayKey}" list: the response would be rejected whole` };
+  if (!Array.isArray(items)) return { ...described, outcome: 'failed', error: `no "${ep.arrayKey}" list: a sync would reject the response whole` };
   const extracted = ep.extract(items, params, body);
   return { ...described, rejected: extracted.rejects.length, reasons: extracted.rejects.slice(0, REASONS_SHOWN).map((r) => r.reason) };
 }
