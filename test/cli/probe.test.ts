@@ -34,13 +34,13 @@ describe('pitwall probe', () => {
   it('samples every endpoint within 20 requests and saves the bodies without the key, wherever the upstream echoed it', async () => {
     const sim = await simulator();
     // An upstream that echoes the request back: a URL with the key in it, and the key alone.
-    let proxy: ShapeProxy | undefined;
-    proxy = await startShapeProxy(sim.url, (path, body) => ({
+    // The transform runs only once requests arrive, after `proxy` is assigned.
+    const proxy: ShapeProxy = await startShapeProxy(sim.url, (path, body) => ({
       ...(body as object),
-      RequestUrl: `${proxy?.url ?? ''}${path}?key=${encodeURIComponent(sim.key)}`,
+      RequestUrl: `${proxy.url}${path}?key=${encodeURIComponent(sim.key)}`,
       Echo: { Key: sim.key },
     }));
-    cleanup.push(() => proxy?.close());
+    cleanup.push(() => proxy.close());
     const dir = tempDir();
     const r = await runCli(['probe', '--save', dir], envFor(proxy.url, sim.key));
     expect(r.stderr).toBe('');

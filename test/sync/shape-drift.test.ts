@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { driftText } from '../../src/commands/drift-report.js';
+import { loadStatus, statusText } from '../../src/commands/status-report.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import type { SyncObserver } from '../../src/sync/observer.js';
 import { runSync, type RunSummary } from '../../src/sync/run.js';
 import { loadDrift } from '../../src/sync/shape/load.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -27,7 +30,7 @@ afterEach(async () => {
 });
 
 /** A sync through a shape proxy (or straight at the simulator), its warnings collected. */
-async function sync(transform?: BodyTransform): Promise<{ summary: RunSummary; warnings: Obj[] }> {
+async function sync(transform?: BodyTransform, observer?: SyncObserver): Promise<{ summary: RunSummary; warnings: Obj[] }> {
   if (transform && !proxy) proxy = await startShapeProxy(sim.url, transform);
   const lines: string[] = [];
   const logger = createLogger({ level: 'warn', destination: { write: (l: string) => void lines.push(l) } });
@@ -36,7 +39,7 @@ async function sync(transform?: BodyTransform): Promise<{ summary: RunSummary; w
     {},
     { require: ['apiKey', 'databaseUrl'] },
   );
-  const summary = await runSync({ pool: db.pool, config, logger });
+  const summary = await runSync({ pool: db.pool, config, logger, ...(observer ? { observer } : {}) });
   return { summary, warnings: lines.map((l) => JSON.parse(l) as Obj) };
 }
 
@@ -160,5 +163,40 @@ describe('the shape report', () => {
     expect(results.listKeyMissing).toEqual({ path: 'Classes', seen: 0, of: moved });
     expect(results.unmodelled.map((u) => u.path)).toContain('ClassList');
     expect(driftText([results])).toContain(`list key "Classes" absent from ${moved} of ${moved} response(s)`);
+  });
+
+  it('shows in status as one line, in /metrics per endpoint and kind, and lists the values that failed their type', async () => {
+    const metrics = createMetrics();
+    const rename: BodyTransform = (path, body) => {
+      if (path === RESULTS)
+        eachRow(body, (row) => {
+          row.ResultStartPos = row.ResultStart;
+          delete row.ResultStart;
+        });
+      return body;
+    };
+    // pitwall.field_errors is written by the loader; two failed values of one path, one of another.
+    await db.pool.query(
+      `INSERT INTO pitwall.field_errors (endpoint, params, table_name, path, value, reason)
+       VALUES ('lineups', 'EventId=1', 'lineups', 'Classes[].Races[].Lineup[].CarNum', '{"a":1}', 'expected text'),
+              ('lineups', 'EventId=2', 'lineups', 'Classes[].Races[].Lineup[].CarNum', '[7]', 'expected text'),
+              ('results', 'EventId=1', 'results', '${ROWS}.ResultPlace', '"first"', 'expected an integer')`,
+    );
+    await sync(rename, metrics.observer);
+    const gauge = await metrics.registry.getSingleMetricAsString('pitwall_shape_drift_paths');
+    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{endpoint="results",kind="unmodelled"\} 1$/m);
+    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{endpoint="results",kind="missing"\} 1$/m);
+    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{endpoint="results",kind="failing"\} 1$/m);
+    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{endpoint="lineups",kind="failing"\} 1$/m);
+    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{endpoint="events",kind="unmodelled"\} 0$/m);
+
+    const report = await loadDrift(db.pool);
+    expect(report.find((e) => e.endpoint === 'lineups')!.failing).toEqual([
+      { endpoint: 'lineups', path: 'Classes[].Races[].Lineup[].CarNum', count: 2, reason: 'expected text', example: '[7]' },
+    ]);
+    const status = await loadStatus(db.pool);
+    expect(status.drift.summary).toBe('Drift: 1 unmodelled, 1 missing, 2 failing field(s) in results, lineups; see pitwall drift');
+    expect(status.drift.endpoints.results).toEqual({ unmodelled: 1, missing: 1, failing: 1 });
+    expect(statusText(status).split('\n')).toContain(status.drift.summary);
   });
 });
