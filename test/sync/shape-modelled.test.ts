@@ -1,5 +1,5 @@
-import { ZodArray, ZodOptional, ZodUnknown, z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { ZodArray, ZodOptional, ZodUnknown, z } from 'zod';
 
 import { ENDPOINTS, endpoint } from '../../src/sync/endpoints.js';
 import { isUnmodelledField, modelledPaths } from '../../src/sync/shape/modelled.js';
