@@ -193,7 +193,7 @@ async function execute(
     hashes: await loadResponseHashes(deps.pool),
     touches: new ScopeTouches(deps.pool, runId),
     dimensions: new DimensionCache(),
-    shapes: new ShapeTracker(deps.pool, runId, logger),
+    shapes: new ShapeTracker(deps.pool, runId, logger, [deps.config.apiKey]),
     logger,
     signal,
   };

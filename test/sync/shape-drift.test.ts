@@ -9,7 +9,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 import type { SyncObserver } from '../../src/sync/observer.js';
 import { runSync, type RunSummary } from '../../src/sync/run.js';
 import { loadDrift } from '../../src/sync/shape/load.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startShapeProxy, type BodyTransform, type ShapeProxy } from '../helpers/shape-proxy.js';
 
 type Obj = Record<string, unknown>;
@@ -19,15 +19,6 @@ const ROWS = 'Classes[].Races[].Results[]';
 let db: TestDatabase;
 let sim: RunningSimulator;
 let proxy: ShapeProxy | undefined;
-beforeEach(async () => {
-  [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 11 })]);
-});
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-  await sim.close();
-  await db.drop();
-});
 
 /** A sync through a shape proxy (or straight at the simulator), its warnings collected. */
 async function sync(transform?: BodyTransform, observer?: SyncObserver): Promise<{ summary: RunSummary; warnings: Obj[] }> {
@@ -55,7 +46,17 @@ async function shapeRows(): Promise<Array<{ endpoint: string; path: string; seen
   return rows;
 }
 
-describe('the shape report', () => {
+describe.each(BACKENDS)('the shape report (%s)', (backend) => {
+  beforeEach(async () => {
+    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 11 })]);
+  });
+  afterEach(async () => {
+    await proxy?.close();
+    proxy = undefined;
+    await sim.close();
+    await db.drop();
+  });
+
   it('finds nothing to report against the modelled shapes, and a no-op re-sync writes nothing to shape_paths', async () => {
     const first = await sync();
     expect(first.summary.status).toBe('succeeded');

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 
 import type { Logger } from '../../log.js';
+import { redact } from '../../secrets.js';
 import type { Endpoint, EndpointName } from '../endpoints.js';
 
 import { isUnmodelledField, modelledPaths } from './modelled.js';
@@ -30,6 +31,8 @@ export class ShapeTracker {
     private readonly pool: pg.Pool,
     private readonly runId: number | null,
     private readonly logger: Logger,
+    /** Texts never to store (the API key): an upstream that echoes the request could put it in an example. */
+    private readonly secrets: readonly string[] = [],
     private readonly batchSize = 500,
   ) {}
 
@@ -49,7 +52,8 @@ export class ShapeTracker {
     for (const [ep, tree] of trees) {
       const modelled = modelledOf(ep);
       for (const p of paths(tree)) {
-        rows.push({ endpoint: ep.name, ...p, modelled: modelled.has(p.path) });
+        const example = p.example === null ? null : redact(p.example, this.secrets);
+        rows.push({ endpoint: ep.name, ...p, example, modelled: modelled.has(p.path) });
         if (isUnmodelledField(p.path, modelled)) {
           let set = this.unmodelled.get(ep.name);
           if (!set) this.unmodelled.set(ep.name, (set = new Set()));
