@@ -40,7 +40,7 @@ export interface RunSummary {
   repairedBodies: number;
   /**
    * The warehouse's shape report after the run, as path counts per endpoint and kind (the
-   * metrics gauge); absent when it could not be read.
+   * metrics gauge); only for a run with an observer, and absent when it could not be read.
    */
   drift?: Record<string, Record<DriftKind, number>>;
   error?: string;
@@ -304,10 +304,13 @@ async function execute(
     await flushShapes();
   }
   counters.unknownFields = ctx.shapes?.unmodelledCounts() ?? {};
-  const drift = await loadDrift(deps.pool).then(
-    (report) => driftCounts(report),
-    (err: unknown) => void logger.warn({ err: String(err) }, 'could not read the shape report'),
-  );
+  // Read only for a watcher (the worker's metrics gauge): a plain `pitwall sync` has no use for it.
+  const drift = deps.observer?.runFinished
+    ? await loadDrift(deps.pool).then(
+        (report) => driftCounts(report),
+        (err: unknown) => void logger.warn({ err: String(err) }, 'could not read the shape report'),
+      )
+    : undefined;
   const summary = { ...buildSummary(runId, job, status, started, counters, error), ...(drift ? { drift } : {}) };
   await finishRun(deps.pool, runId, status, counters.totals(), summary, error ?? null);
   logger.info({ status, requests: summary.requests, durationMs: summary.durationMs }, 'run finished');
