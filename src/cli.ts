@@ -23,6 +23,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import('./commands/rebuild.js'),
   },
   status: { summary: 'last runs, per-endpoint state, failing scopes, recent rejects (--json)', load: () => import('./commands/status.js') },
+  drift: {
+    summary: 'how the responses loaded differ from the modelled shapes: missing, unmodelled and failing fields per endpoint (--json)',
+    load: () => import('./commands/drift.js'),
+  },
+  probe: {
+    summary: 'ask the upstream for one small sample of each endpoint (at most 20 requests, no database) and print their shape report (--save DIR, --json)',
+    load: () => import('./commands/probe.js'),
+  },
   worker: { summary: 'run the live, season and full jobs on their cron schedules until stopped', load: () => import('./commands/worker.js') },
   simulate: {
     summary: 'serve the built-in API simulator until stopped (--port 4010 --seed 7 --scale small --today YYYY-MM-DD --key KEY)',

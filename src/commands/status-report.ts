@@ -3,7 +3,10 @@ import type pg from 'pg';
 import { tableMeta } from '../db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
 import { endpointStates, failingScopes, jobStates, recentRuns, type EndpointState, type FailingScope, type JobState } from '../observability/status-queries.js';
+import { loadDrift } from '../sync/shape/load.js';
+import { driftCounts, type DriftKind } from '../sync/shape/report.js';
 
+import { driftLine } from './drift-report.js';
 import { renderTable } from './format.js';
 
 export interface StatusReport {
@@ -15,6 +18,8 @@ export interface StatusReport {
   endpoints: Array<Omit<EndpointState, 'last_run_id'>>;
   failing: FailingScope[];
   rejects: Array<{ endpoint: string; params: string; reason: string; created_at: string }>;
+  /** The shape report in one line, and its path counts per endpoint (see `pitwall drift`). */
+  drift: { summary: string; endpoints: Record<string, Record<DriftKind, number>> };
 }
 
 /**
@@ -54,6 +59,7 @@ export async function loadStatus(db: pg.Pool, limit = 10): Promise<StatusReport>
     endpoints: (await endpointStates(db)).map(({ last_run_id: _, ...e }) => e),
     failing: await failingScopes(db, limit),
     rejects: rejects.rows,
+    drift: await loadDrift(db).then((report) => ({ summary: driftLine(report), endpoints: driftCounts(report) })),
   };
 }
 
@@ -83,6 +89,8 @@ export function statusText(r: StatusReport): string {
           r.endpoints.map((e) => [e.endpoint, e.scopes, e.ok, e.invalid, e.error, e.last_success_at]),
         )
       : '(no scope synced yet)',
+    '',
+    r.drift.summary,
   ];
   if (r.failing.length) {
     parts.push('', 'Failing scopes', renderTable(['endpoint', 'params', 'status', 'error'], r.failing.map((f) => [f.endpoint, f.params, f.status, (f.last_error ?? '').slice(0, 80)])));

@@ -30,9 +30,18 @@ export function summaryText(s: RunSummary): string {
     `run ${s.runId} (${s.job}): ${s.status} in ${(s.durationMs / 1000).toFixed(1)} s; ` +
     `${s.requests} requests, ${s.retries} retries; scopes loaded ${s.scopes.loaded}, unchanged ${s.scopes.unchanged}, ` +
     `invalid ${s.scopes.invalid}, failed ${s.scopes.failed}` +
-    (s.unknownFields ? `; ${s.unknownFields} unmodelled field(s) kept in raw` : '');
+    unmodelledNote(s.unknownFields);
   const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected', 'field errors'], rows) : '';
   return [head, table, s.error ? `error: ${s.error}` : ''].filter(Boolean).join('\n');
+}
+
+/** `; 3 unmodelled field(s) kept in raw (results 2, lineups 1); see pitwall drift`, or nothing. */
+function unmodelledNote(perEndpoint: RunSummary['unknownFields']): string {
+  const entries = Object.entries(perEndpoint).filter(([, n]) => (n ?? 0) > 0);
+  if (entries.length === 0) return '';
+  const total = entries.reduce((sum, [, n]) => sum + (n ?? 0), 0);
+  const detail = entries.map(([name, n]) => `${name} ${n}`).join(', ');
+  return `; ${total} unmodelled field(s) kept in raw (${detail}); see pitwall drift`;
 }
 
 /** The exit code of a finished run, for `sync` and `rebuild` alike (the README lists them). */

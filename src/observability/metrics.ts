@@ -82,6 +82,12 @@ export function createMetrics(): WorkerMetrics {
     registers,
   });
   for (const job of JOB_NAMES) running.set({ job }, 0);
+  const drift = new Gauge({
+    name: 'pitwall_shape_drift_paths',
+    help: 'Paths by which the loaded responses differ from the modelled shapes (see pitwall drift), by endpoint and kind (unmodelled, missing, failing); set when a run ends.',
+    labelNames: ['endpoint', 'kind'] as const,
+    registers,
+  });
 
   const observer: SyncObserver = {
     api: {
@@ -102,6 +108,13 @@ export function createMetrics(): WorkerMetrics {
       for (const [table, counts] of Object.entries(s.tables)) {
         for (const kind of WRITE_KINDS) if (counts?.[kind]) rows.inc({ table, kind }, counts[kind]);
         if (counts?.fieldErrors) fieldErrors.inc({ table }, counts.fieldErrors);
+      }
+      if (s.drift) {
+        // The report covers the whole warehouse: it replaces the last one, endpoints gone clean included.
+        drift.reset();
+        for (const [endpoint, kinds] of Object.entries(s.drift)) {
+          for (const [kind, n] of Object.entries(kinds)) drift.set({ endpoint, kind }, n);
+        }
       }
     },
   };

@@ -38,7 +38,8 @@ export class RunCounters {
   readonly scopes: ScopeCounts = { loaded: 0, unchanged: 0, invalid: 0, failed: 0 };
   requests = 0;
   retries = 0;
-  unknownFields = 0;
+  /** Distinct unmodelled fields seen, per endpoint; set from the run's ShapeTracker. */
+  unknownFields: Partial<Record<string, number>> = {};
   repairedBodies = 0;
 
   table(name: WarehouseTableName): TableCounts {
@@ -64,7 +65,9 @@ export class RunCounters {
     this.scopes.failed += other.scopes.failed;
     this.requests += other.requests;
     this.retries += other.retries;
-    this.unknownFields += other.unknownFields;
+    for (const [name, n] of Object.entries(other.unknownFields)) {
+      this.unknownFields[name] = Math.max(this.unknownFields[name] ?? 0, n ?? 0);
+    }
     this.repairedBodies += other.repairedBodies;
   }
 
@@ -78,6 +81,8 @@ export class RunCounters {
       sum.rejected += t.rejected;
       sum.fieldErrors += t.fieldErrors;
     }
-    return { requests: this.requests, retries: this.retries, unknownFields: this.unknownFields, ...sum };
+    let unknownFields = 0;
+    for (const n of Object.values(this.unknownFields)) unknownFields += n ?? 0;
+    return { requests: this.requests, retries: this.retries, unknownFields, ...sum };
   }
 }

@@ -7,7 +7,21 @@ import {
   POINT_CLASSES_KEY,
   POINT_SCHEDULES_KEY,
   YEARS_KEY,
+  driverPass,
+  driverStat,
+  entry,
+  entryClass,
+  feedClass,
+  feedEvent,
+  feedResult,
+  lineupClass,
+  lineupEntry,
+  lineupRace,
+  pointClass,
+  pointSchedule,
+  yearItem,
 } from '../api/schemas/assumed.js';
+import { eventClass, pointsHeader, pointsRow, resultClass, resultRace, resultRow, schedule, scheduleEvent } from '../api/schemas/known.js';
 import type { WarehouseTableName } from '../db/schema/mrp.js';
 
 import { extractDriverPasses, extractEntryList, extractLineups, extractResults } from './extract/event-detail.js';
@@ -15,6 +29,7 @@ import { extractDriverStats, extractFeed } from './extract/feeds.js';
 import { extractPointClasses, extractPointSchedules, extractStandings } from './extract/points.js';
 import { extractEvents, extractSchedules, extractYears } from './extract/schedules.js';
 import type { Extracted, Seed } from './extract/types.js';
+import type { ShapeLevels } from './shape/modelled.js';
 
 export type EndpointName =
   | 'schedule_years'
@@ -49,6 +64,11 @@ export interface Endpoint {
   /** Warehouse tables the response writes. */
   tables: readonly WarehouseTableName[];
   extract: (items: unknown[], params: Params, body: Record<string, unknown>) => Extracted;
+  /**
+   * The schema of each level of the body, by path (`Classes[].Races[]`): what the shape report
+   * (`pitwall drift`) counts as modelled. The envelope is added to every endpoint's `$`.
+   */
+  shape: ShapeLevels;
 }
 
 const byEvent = (seed: Seed): Params => ({ EventId: String(seed.eventId) });
@@ -64,6 +84,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: none,
     tables: ['schedule_years'],
     extract: extractYears('schedule_years'),
+    shape: { [`${YEARS_KEY}[]`]: yearItem },
   },
   {
     name: 'schedules',
@@ -73,6 +94,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: (s) => ({ ScheduleYear: String(s.year) }),
     tables: ['schedules'],
     extract: extractSchedules,
+    shape: { 'Schedules[]': schedule },
   },
   {
     name: 'events',
@@ -82,6 +104,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: (s) => ({ ScheduleId: String(s.scheduleId) }),
     tables: ['events', 'schedule_events', 'event_classes', 'classes'],
     extract: extractEvents,
+    shape: { 'ScheduleEvents[]': scheduleEvent, 'ScheduleEvents[].Classes[]': eventClass },
   },
   {
     name: 'results',
@@ -91,6 +114,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: byEvent,
     tables: ['races', 'results', 'drivers', 'classes'],
     extract: extractResults,
+    shape: { 'Classes[]': resultClass, 'Classes[].Races[]': resultRace, 'Classes[].Races[].Results[]': resultRow },
   },
   {
     name: 'lineups',
@@ -100,6 +124,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: byEvent,
     tables: ['lineups', 'drivers', 'classes'],
     extract: extractLineups,
+    shape: {
+      [`${LINEUPS_KEY}[]`]: lineupClass,
+      [`${LINEUPS_KEY}[].Races[]`]: lineupRace,
+      [`${LINEUPS_KEY}[].Races[].Lineup[]`]: lineupEntry,
+    },
   },
   {
     name: 'entry_list',
@@ -109,6 +138,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: byEvent,
     tables: ['entry_list', 'drivers', 'classes'],
     extract: extractEntryList,
+    shape: { [`${ENTRY_LIST_KEY}[]`]: entryClass, [`${ENTRY_LIST_KEY}[].Entries[]`]: entry },
   },
   {
     name: 'driver_passes',
@@ -118,6 +148,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: byEvent,
     tables: ['driver_passes', 'drivers', 'classes'],
     extract: extractDriverPasses,
+    shape: { [`${DRIVER_PASSES_KEY}[]`]: driverPass },
   },
   {
     name: 'results_feed',
@@ -127,6 +158,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: none,
     tables: ['results_feed', 'drivers', 'classes'],
     extract: extractFeed,
+    shape: { [`${FEED_KEY}[]`]: feedEvent, [`${FEED_KEY}[].Classes[]`]: feedClass, [`${FEED_KEY}[].Classes[].Results[]`]: feedResult },
   },
   {
     name: 'driver_stats',
@@ -136,6 +168,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: none,
     tables: ['driver_stats', 'drivers', 'classes'],
     extract: extractDriverStats,
+    shape: { [`${DRIVER_STATS_KEY}[]`]: driverStat },
   },
   // Points side: years → points schedules of each year → classes of each → standings of each class.
   {
@@ -146,6 +179,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: none,
     tables: ['point_years'],
     extract: extractYears('point_years'),
+    shape: { [`${YEARS_KEY}[]`]: yearItem },
   },
   {
     name: 'point_schedules',
@@ -155,6 +189,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: (s) => ({ ScheduleYear: String(s.year) }),
     tables: ['point_schedules'],
     extract: extractPointSchedules,
+    shape: { [`${POINT_SCHEDULES_KEY}[]`]: pointSchedule },
   },
   {
     name: 'point_classes',
@@ -164,6 +199,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: (s) => ({ ScheduleId: String(s.scheduleId) }),
     tables: ['point_classes', 'classes'],
     extract: extractPointClasses,
+    shape: { [`${POINT_CLASSES_KEY}[]`]: pointClass },
   },
   {
     name: 'point_standings',
@@ -173,6 +209,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: (s) => ({ ScheduleId: String(s.scheduleId), ClassId: String(s.classId) }),
     tables: ['point_standings', 'drivers'],
     extract: extractStandings,
+    shape: { $: pointsHeader, 'Points[]': pointsRow },
   },
 ];
 

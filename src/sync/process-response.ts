@@ -13,6 +13,7 @@ import { childrenOf, DIMENSION_TABLES, LOAD_ORDER, type Endpoint, type Params } 
 import type { Extracted, Seed } from './extract/types.js';
 import { scopeHash, textDigest, type TextDigest } from './hash.js';
 import { compressBody, type KeptBody } from './kept-body.js';
+import type { ShapeTracker } from './shape/tracker.js';
 import { insertFieldErrors } from './sql/field-errors.js';
 import { insertRejects } from './sql/rejects.js';
 import { keepResponse } from './sql/responses.js';
@@ -32,6 +33,8 @@ export interface ProcessContext {
   dimensions?: DimensionCache;
   /** Versions of each scope's body pitwall.responses keeps (PITWALL_KEEP_RESPONSES); default 1. */
   keepResponses?: number;
+  /** Where the shapes of loaded bodies are counted (`pitwall drift`); nothing is counted without it. */
+  shapes?: ShapeTracker;
 }
 
 /** Where a body came from, beyond its parsed value. */
@@ -65,10 +68,13 @@ export async function processResponse(
   digest: TextDigest | null = null,
   source: BodySource = {},
 ): Promise<Seed[]> {
-  const items = body[ep.arrayKey];
-  if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
   const hash = source.kept?.responseHash ?? scopeHash(digest, body);
   const key = scopeKey(ep.name, query);
+  // Counted before the envelope check, so a body whose list key changed shows up in the shape
+  // report; an unchanged body (always one that loaded before) is not walked again.
+  if (ctx.hashes.get(key) !== hash) ctx.shapes?.record(ep, body);
+  const items = body[ep.arrayKey];
+  if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
 
   // An unchanged response is not extracted unless its children need its seeds: validating and
   // shaping the items is most of a response's CPU time, and a re-sync is mostly unchanged
@@ -178,7 +184,6 @@ async function load(
   await insertRejects(client, { runId, endpoint: ep.name, params: query }, extracted.rejects);
   local.add(ep.tables[0] ?? 'results', { rejected: extracted.rejects.length });
   for (const e of extracted.fieldErrors) local.add(e.table, { fieldErrors: 1 });
-  local.unknownFields += extracted.unknownFields;
   // Clears the scope's earlier field errors too, so this response's are inserted after it.
   await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: hash, itemCount: extracted.itemCount, runId });
   await insertFieldErrors(client, { runId, endpoint: ep.name, params: query }, extracted.fieldErrors);

@@ -16,6 +16,9 @@ import type { SyncObserver } from './observer.js';
 import { EnvelopeError, knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
 import { createRunClient } from './run-client.js';
 import { isScopeDataError } from './scope-data-error.js';
+import { loadDrift } from './shape/load.js';
+import { driftCounts } from './shape/report.js';
+import { ShapeTracker } from './shape/tracker.js';
 import { tryJobLock, type JobLock } from './sql/job-lock.js';
 import { insertBodyReject } from './sql/rejects.js';
 import { finishRun, insertRun, markAbandoned, type RunStatus } from './sql/sync-runs.js';
@@ -132,10 +135,14 @@ async function execute(
     touches: new ScopeTouches(deps.pool, runId),
     dimensions: new DimensionCache(),
     keepResponses: deps.config.keepResponses,
+    shapes: new ShapeTracker(deps.pool, runId, logger, [deps.config.apiKey]),
     logger,
     signal,
   };
   const refusals = new KeyRefusalWatch();
+  // The shape report is evidence for a person: failing to write it never fails the run.
+  const flushShapes = () =>
+    ctx.shapes?.flush().catch((err: unknown) => logger.warn({ err: String(err) }, 'could not record response shapes'));
   let discovered = 0;
   let done = 0;
   const progress = () => options.onProgress?.({ discovered, done, counters });
@@ -224,6 +231,7 @@ async function execute(
       cutShort += result.cutShort;
       // The next phase may plan from sync_state (the live job's stale events do).
       await ctx.touches.flush();
+      await flushShapes();
     }
     // Success needs the lock to have been held throughout: wait out a retake after a dropped
     // lock connection, and fail if it was lost (a loss while no visit was in flight throws only here).
@@ -247,9 +255,28 @@ async function execute(
     logger.error({ err: error }, status === 'interrupted' ? 'run interrupted' : 'run failed');
     // The scopes found unchanged before the end were checked all the same.
     await ctx.touches.flush().catch((err: unknown) => logger.warn({ err: String(err) }, 'could not record unchanged scopes'));
+    await flushShapes();
   }
-  const summary = { ...buildSummary(runId, job, status, started, counters, error), ...(keyRefused ? { keyRefused: true as const } : {}) };
+  counters.unknownFields = ctx.shapes?.unmodelledCounts() ?? {};
+  const drift = await driftForObserver(deps, logger);
+  const summary = {
+    ...buildSummary(runId, job, status, started, counters, error),
+    ...(drift ? { drift } : {}),
+    ...(keyRefused ? { keyRefused: true as const } : {}),
+  };
   await finishRun(deps.pool, runId, status, counters.totals(), summary, error ?? null);
   logger.info({ status, requests: summary.requests, durationMs: summary.durationMs }, 'run finished');
   return summary;
+}
+
+/**
+ * The warehouse's shape report as path counts, read only for a watcher (the worker's metrics
+ * gauge): a plain `pitwall sync` has no use for it. Undefined when it could not be read.
+ */
+async function driftForObserver(deps: SyncDeps, logger: Logger): Promise<RunSummary['drift']> {
+  if (!deps.observer?.runFinished) return undefined;
+  return loadDrift(deps.pool).then(
+    (report) => driftCounts(report),
+    (err: unknown) => void logger.warn({ err: String(err) }, 'could not read the shape report'),
+  );
 }

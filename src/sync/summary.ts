@@ -1,5 +1,6 @@
 import type { RunCounters, TableCounts } from './counters.js';
 import type { JobName } from './jobs.js';
+import type { DriftKind } from './shape/report.js';
 import type { RunStatus } from './sql/sync-runs.js';
 
 /** What pitwall.sync_runs.job records: a sync job, or a rebuild from the kept responses. */
@@ -14,8 +15,14 @@ export interface RunSummary {
   durationMs: number;
   tables: Partial<Record<string, TableCounts>>;
   scopes: RunCounters['scopes'];
-  unknownFields: number;
+  /** Distinct fields no schema models, per endpoint, among the bodies this run loaded. */
+  unknownFields: Partial<Record<string, number>>;
   repairedBodies: number;
+  /**
+   * The warehouse's shape report after the run, as path counts per endpoint and kind (the
+   * metrics gauge); only for a run with an observer, and absent when it could not be read.
+   */
+  drift?: Record<string, Record<DriftKind, number>>;
   /** Every root request was refused and nothing loaded: the API key is the likely cause. */
   keyRefused?: true;
   error?: string;
@@ -39,7 +46,7 @@ export function buildSummary(
     durationMs: Math.round(performance.now() - started),
     tables: { ...counters.tables },
     scopes: { ...counters.scopes },
-    unknownFields: counters.unknownFields,
+    unknownFields: { ...counters.unknownFields },
     repairedBodies: counters.repairedBodies,
     ...(error ? { error } : {}),
   };

@@ -19,13 +19,6 @@ import { exposedNames, promqlMetricNames, templateQueryMetricNames } from './pro
  * services mount exists and names the services and ports compose.yaml gives them.
  */
 
-/**
- * Metrics the dashboard already charts but that other branches are adding to the worker (issue
- * 11: response shape drift and field type errors). Allowed to be missing from /metrics until
- * they are merged; the test below fails once they are exposed, so this list is emptied then.
- */
-const PENDING_METRICS = new Set(['pitwall_shape_drift_paths']);
-
 const root = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
@@ -128,16 +121,10 @@ describe('the dashboard against a real worker', () => {
     await db?.drop();
   });
 
-  it('queries only metrics the worker declares in /metrics (or ones pending a merge)', () => {
+  it('queries only metrics the worker declares in /metrics', () => {
     expect(exposed.has('pitwall_runs_total')).toBe(true);
-    const missing = [...queried].filter((name) => !exposed.has(name) && !PENDING_METRICS.has(name));
+    const missing = [...queried].filter((name) => !exposed.has(name));
     expect(missing).toEqual([]);
-  });
-
-  it('allow-lists only metrics the worker does not expose yet', () => {
-    const merged = [...PENDING_METRICS].filter((name) => exposed.has(name));
-    expect(merged, 'exposed now: remove from PENDING_METRICS').toEqual([]);
-    for (const name of PENDING_METRICS) expect(queried.has(name), name).toBe(true);
   });
 
   it("charts every metric pitwall itself defines (the process and Node.js defaults aside)", () => {

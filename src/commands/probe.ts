@@ -1,0 +1,40 @@
+import { loadConfig } from '../config.js';
+import { probeText, sampleDrift } from '../probe/report.js';
+import { KeyRefusedError, collectSamples } from '../probe/sample.js';
+import { saveSamples } from '../probe/save.js';
+import { redact } from '../secrets.js';
+
+import { CONFIG_FLAG_OPTIONS, EXIT, HELP, configFlags, makeLogger, parse, type CommandContext } from './context.js';
+
+/**
+ * `pitwall probe [--save DIR] [--json]`: one small sample of each endpoint (at most 20 requests,
+ * no database), printed with its envelope and its shape against the assumed schemas. Exit 2 when
+ * the upstream refuses the key, 1 when a sample could not be had.
+ */
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parse({
+    args: ctx.args,
+    options: { ...CONFIG_FLAG_OPTIONS, ...HELP, json: { type: 'boolean' }, save: { type: 'string' } },
+  });
+  const config = loadConfig(ctx.env, configFlags(values), { require: ['apiKey'] });
+  // What went wrong is in the report (or the one line of a refused key); the client's retry
+  // warnings would only bury it. Debug and trace still show everything.
+  const quiet = config.logLevel === 'debug' || config.logLevel === 'trace' ? config : { ...config, logLevel: 'error' as const };
+  const logger = makeLogger(quiet, ctx);
+  let samples;
+  try {
+    samples = await collectSamples({ config, logger, signal: ctx.signal });
+  } catch (err) {
+    if (!(err instanceof KeyRefusedError)) throw err;
+    (ctx.err ?? ctx.out)(`pitwall: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  const drift = sampleDrift(samples);
+  const saved = values.save ? await saveSamples(values.save, samples, config.apiKey) : [];
+  const text = values.json
+    ? JSON.stringify({ samples: samples.map(({ body: _body, ...s }) => s), endpoints: drift, ...(values.save ? { saved } : {}) })
+    : probeText(samples, drift) + (saved.length ? `\n\nSaved ${saved.length} file(s) to ${values.save}` : '');
+  // Examples and errors quote what the upstream sent, which could echo the key.
+  ctx.out(redact(text, [config.apiKey]));
+  return samples.some((s) => s.outcome !== 'ok') ? EXIT.failed : EXIT.ok;
+}

@@ -1,0 +1,164 @@
+import { DEFAULT_BACKOFF } from '../api/backoff.js';
+import { createApiClient, type ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import { canonicalQuery } from '../api/query.js';
+import { isRequestValid } from '../api/schemas/envelope.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { ENDPOINTS, type Endpoint, type EndpointName } from '../sync/endpoints.js';
+import type { Seed } from '../sync/extract/types.js';
+
+/** The most requests (attempts, retries included) one probe sends upstream. */
+export const PROBE_REQUEST_BUDGET = 20;
+
+/** How many reject reasons a sample shows. */
+const REASONS_SHOWN = 3;
+
+export interface ProbeSample {
+  endpoint: EndpointName;
+  path: string;
+  /** The query without the key. */
+  params: string;
+  /** ok: a usable answer; invalid: RequestValid not 1; failed: no usable answer; skipped: its parent gave nothing to ask for. */
+  outcome: 'ok' | 'invalid' | 'failed' | 'skipped';
+  requestValid: unknown;
+  requestCached: unknown;
+  /** The list key the endpoint is assumed to have, whether the body had it, and every top-level key holding a list. */
+  listKey: { expected: string; found: boolean; lists: string[] };
+  items: number | null;
+  /** Items that did not fit their schema, and the first reasons. */
+  rejected: number;
+  reasons: string[];
+  error?: string;
+  /** The HTTP status of a request that failed on one. */
+  httpStatus?: number;
+  body?: Record<string, unknown>;
+}
+
+/** The upstream refused the key: RequestValid 0 (or HTTP 401/403) on the first, parameterless, request. */
+export class KeyRefusedError extends Error {
+  override readonly name = 'KeyRefusedError';
+}
+
+/** Parents before children: roots first, then each level of the fan-out. */
+function depth(ep: Endpoint): number {
+  let d = 0;
+  for (let p = ep.parent; p !== null; p = ENDPOINTS.find((e) => e.name === p)?.parent ?? null) d += 1;
+  return d;
+}
+export const PROBE_ORDER: readonly Endpoint[] = [...ENDPOINTS].sort((a, b) => depth(a) - depth(b));
+
+/**
+ * The one seed a probe follows: the latest year (a season with data), the event the results
+ * feed names first for per-event endpoints (an event that has results), else the first seed.
+ */
+function pickSeed(ep: Endpoint, seeds: ReadonlyMap<EndpointName, Seed[]>): Seed | undefined {
+  if (ep.parent === null) return {};
+  const candidates = seeds.get(ep.parent) ?? [];
+  if (ep.parent === 'events') return seeds.get('results_feed')?.[0] ?? candidates[0];
+  if (candidates.some((s) => s.year !== undefined)) return [...candidates].sort((a, b) => (b.year ?? 0) - (a.year ?? 0))[0];
+  return candidates[0];
+}
+
+export interface ProbeDeps {
+  config: Config & { apiKey: string };
+  logger: Logger;
+  fetch?: typeof fetch;
+  signal?: AbortSignal;
+}
+
+/**
+ * Asks the upstream for one small sample of each endpoint, following the endpoint table from the
+ * roots down (one year, one schedule of it, one event, one points class), within
+ * PROBE_REQUEST_BUDGET requests. Writes nothing anywhere.
+ */
+export async function collectSamples(deps: ProbeDeps): Promise<ProbeSample[]> {
+  let sent = 0;
+  const base = deps.fetch ?? globalThis.fetch;
+  // The budget is kept below the client, so its retries count too.
+  const budgeted: typeof fetch = (input, init) => {
+    if (sent >= PROBE_REQUEST_BUDGET) return Promise.reject(new Error(`the probe's budget of ${PROBE_REQUEST_BUDGET} requests is spent`));
+    sent += 1;
+    return base(input, init);
+  };
+  const api = probeClient(deps, budgeted);
+  const seeds = new Map<EndpointName, Seed[]>();
+  const samples: ProbeSample[] = [];
+  for (const ep of PROBE_ORDER) {
+    const seed = pickSeed(ep, seeds);
+    const params = seed ? ep.params(seed) : {};
+    const sample = seed ? await probeOne(api, ep, params, deps.signal) : skipped(ep);
+    if (samples.length === 0 && isRefusal(sample)) {
+      const answer = sample.httpStatus !== undefined ? `HTTP ${sample.httpStatus}` : (sample.error ?? 'RequestValid 0');
+      throw new KeyRefusedError(`the upstream refused the API key in MRP_API_KEY (${ep.path} answered ${answer}); check the key`);
+    }
+    samples.push(sample);
+    if (sample.body && sample.outcome === 'ok') {
+      const items = sample.body[ep.arrayKey];
+      if (Array.isArray(items)) seeds.set(ep.name, ep.extract(items, params, sample.body).seeds);
+    }
+  }
+  return samples;
+}
+
+function isRefusal(s: ProbeSample): boolean {
+  return s.outcome === 'invalid' || s.httpStatus === 401 || s.httpStatus === 403;
+}
+
+function probeClient(deps: ProbeDeps, f: typeof fetch): ApiClient {
+  const { config } = deps;
+  return createApiClient({
+    baseUrl: config.apiBaseUrl,
+    apiKey: config.apiKey,
+    timeoutMs: config.requestTimeoutMs,
+    maxAttempts: config.maxAttempts,
+    maxRetryWaitMs: config.maxRetryWaitMs,
+    maxRps: config.maxRps,
+    backoff: { baseMs: config.retryBaseMs, capMs: DEFAULT_BACKOFF.capMs },
+    consecutiveFailureLimit: config.maxConsecutiveFailures,
+    logger: deps.logger,
+    fetch: f,
+  });
+}
+
+const base = (ep: Endpoint, params: Record<string, string>): Omit<ProbeSample, 'outcome'> => ({
+  endpoint: ep.name,
+  path: ep.path,
+  params: canonicalQuery(params),
+  requestValid: undefined,
+  requestCached: undefined,
+  listKey: { expected: ep.arrayKey, found: false, lists: [] },
+  items: null,
+  rejected: 0,
+  reasons: [],
+});
+
+const skipped = (ep: Endpoint): ProbeSample => ({ ...base(ep, {}), outcome: 'skipped', error: `no ${ep.parent ?? ''} sample to ask for` });
+
+async function probeOne(api: ApiClient, ep: Endpoint, params: Record<string, string>, signal?: AbortSignal): Promise<ProbeSample> {
+  const sample = base(ep, params);
+  let res;
+  try {
+    res = await api.get(ep.path, params, signal ? { signal } : {});
+  } catch (err) {
+    const httpStatus = err instanceof ApiError ? err.status : undefined;
+    return { ...sample, outcome: 'failed', error: err instanceof Error ? err.message : String(err), ...(httpStatus !== undefined ? { httpStatus } : {}) };
+  }
+  if (res.kind === 'known') return { ...sample, outcome: 'failed', error: 'unexpected known body' };
+  const body = res.body;
+  const lists = Object.keys(body).filter((k) => Array.isArray(body[k]));
+  const items = body[ep.arrayKey];
+  const described: ProbeSample = {
+    ...sample,
+    outcome: res.kind === 'ok' && isRequestValid(body.RequestValid) ? 'ok' : 'invalid',
+    requestValid: body.RequestValid,
+    requestCached: body.RequestCached,
+    listKey: { expected: ep.arrayKey, found: Array.isArray(items), lists },
+    items: Array.isArray(items) ? items.length : null,
+    body,
+  };
+  if (res.kind === 'invalid') return { ...described, error: res.reason };
+  if (!Array.isArray(items)) return { ...described, outcome: 'failed', error: `no "${ep.arrayKey}" list: a sync would reject the response whole` };
+  const extracted = ep.extract(items, params, body);
+  return { ...described, rejected: extracted.rejects.length, reasons: extracted.rejects.slice(0, REASONS_SHOWN).map((r) => r.reason) };
+}

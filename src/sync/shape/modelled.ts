@@ -1,0 +1,62 @@
+import { ZodArray, ZodDefault, ZodNullable, ZodObject, ZodOptional, ZodPipe, type z } from 'zod';
+
+import { envelope } from '../../api/schemas/envelope.js';
+
+import { fieldPath, parentPath, ROOT } from './tree.js';
+
+/**
+ * Which schema parses each level of an endpoint's body: `$` is the body (the envelope is always
+ * added), `Classes[]` the items of its list, `Classes[].Races[]` the items of a nested list that
+ * the level above declares `z.array(z.unknown())` and the extractor parses on its own.
+ */
+export type ShapeLevels = Readonly<Record<string, z.ZodObject | readonly z.ZodObject[]>>;
+
+/** The schema under optional/nullable/default wrappers and transforms. */
+function bare(schema: z.ZodType): z.ZodType {
+  let s: z.ZodType = schema;
+  for (;;) {
+    if (s instanceof ZodOptional || s instanceof ZodNullable) s = s.unwrap() as z.ZodType;
+    else if (s instanceof ZodDefault) s = s.unwrap() as z.ZodType;
+    else if (s instanceof ZodPipe) s = s.in as z.ZodType;
+    else return s;
+  }
+}
+
+function addObject(out: Set<string>, level: string, schema: z.ZodObject): void {
+  for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+    const path = fieldPath(level, key);
+    out.add(path);
+    const inner = bare(field);
+    if (inner instanceof ZodArray) {
+      out.add(`${path}[]`);
+      const element = bare(inner.element as z.ZodType);
+      if (element instanceof ZodObject) addObject(out, `${path}[]`, element);
+    } else if (inner instanceof ZodObject) {
+      addObject(out, path, inner);
+    }
+  }
+}
+
+/**
+ * Every path the schemas model: their fields, nested objects and arrays, each level's own path
+ * and the lists leading to it. Derived from the zod schemas, so editing assumed.ts is all it takes.
+ */
+export function modelledPaths(levels: ShapeLevels): ReadonlySet<string> {
+  const out = new Set<string>([ROOT]);
+  addObject(out, ROOT, envelope);
+  for (const [level, schemas] of Object.entries(levels)) {
+    for (let p: string | null = level; p !== null; p = parentPath(p)) out.add(p);
+    for (const schema of Array.isArray(schemas) ? schemas : [schemas as z.ZodObject]) addObject(out, level, schema);
+  }
+  return out;
+}
+
+/**
+ * The paths that count as unmodelled fields: unmodelled, under a modelled parent. A new object
+ * field is one drift, not one per path inside it.
+ */
+export function isUnmodelledField(path: string, modelled: ReadonlySet<string>): boolean {
+  if (modelled.has(path)) return false;
+  const parent = parentPath(path);
+  return parent !== null && modelled.has(parent);
+}

@@ -1,0 +1,102 @@
+import type pg from 'pg';
+
+import { queryWithRetry } from '../../db/transaction.js';
+
+import type { JsonType } from './tree.js';
+
+export interface ShapePathRow {
+  endpoint: string;
+  path: string;
+  types: JsonType[];
+  seen: number;
+  modelled: boolean;
+  example: string | null;
+}
+
+export interface StoredShapePath extends ShapePathRow {
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
+
+/**
+ * Adds a run's counts to pitwall.shape_paths: the types seen are merged and the counts added.
+ * Rows are written in key order, so two runs flushing at once lock them in the same order.
+ * Returns the paths this statement inserted (seen for the first time). A retry after a dropped
+ * connection may count a batch twice should its first attempt have committed unseen: the counts
+ * are evidence for a person, not data.
+ */
+export async function upsertShapePaths(pool: pg.Pool, runId: number | null, rows: readonly ShapePathRow[]): Promise<ShapePathRow[]> {
+  if (rows.length === 0) return [];
+  const sorted = [...rows].sort((a, b) => (a.endpoint === b.endpoint ? cmp(a.path, b.path) : cmp(a.endpoint, b.endpoint)));
+  const { rows: inserted } = await queryWithRetry<{ endpoint: string; path: string; inserted: boolean }>(
+    pool,
+    `INSERT INTO pitwall.shape_paths AS s (endpoint, path, json_types, seen, modelled, first_run_id, last_run_id, example)
+     SELECT u.endpoint, u.path, string_to_array(u.types, ','), u.seen, u.modelled, $7, $7, u.example
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::text[])
+            AS u(endpoint, path, types, seen, modelled, example)
+     ON CONFLICT (endpoint, path) DO UPDATE SET
+       json_types = ARRAY(SELECT DISTINCT t FROM unnest(s.json_types || EXCLUDED.json_types) AS t ORDER BY t),
+       seen = s.seen + EXCLUDED.seen,
+       modelled = EXCLUDED.modelled,
+       last_run_id = EXCLUDED.last_run_id,
+       last_seen_at = now(),
+       example = COALESCE(EXCLUDED.example, s.example)
+     RETURNING s.endpoint, s.path, (xmax = 0) AS inserted`,
+    [
+      sorted.map((r) => r.endpoint),
+      sorted.map((r) => r.path),
+      sorted.map((r) => r.types.join(',')),
+      sorted.map((r) => r.seen),
+      sorted.map((r) => r.modelled),
+      sorted.map((r) => r.example),
+      runId,
+    ],
+  );
+  const fresh = new Set(inserted.filter((r) => r.inserted).map((r) => `${r.endpoint}\u0000${r.path}`));
+  return sorted.filter((r) => fresh.has(`${r.endpoint}\u0000${r.path}`));
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export async function loadShapePaths(pool: pg.Pool): Promise<StoredShapePath[]> {
+  const { rows } = await queryWithRetry<{
+    endpoint: string;
+    path: string;
+    json_types: string[];
+    seen: string;
+    modelled: boolean;
+    example: string | null;
+    first_seen_at: Date;
+    last_seen_at: Date;
+  }>(pool, `SELECT endpoint, path, json_types, seen, modelled, example, first_seen_at, last_seen_at FROM pitwall.shape_paths`);
+  return rows.map((r) => ({
+    endpoint: r.endpoint,
+    path: r.path,
+    types: r.json_types as JsonType[],
+    seen: Number(r.seen),
+    modelled: r.modelled,
+    example: r.example,
+    firstSeenAt: r.first_seen_at,
+    lastSeenAt: r.last_seen_at,
+  }));
+}
+
+export interface FailingField {
+  endpoint: string;
+  path: string;
+  count: number;
+  reason: string;
+  example: string | null;
+}
+
+/** pitwall.field_errors by endpoint and path: how many values failed their type, and one of them. */
+export async function loadFailingFields(pool: pg.Pool): Promise<FailingField[]> {
+  const { rows } = await queryWithRetry<{ endpoint: string; path: string; n: string; reason: string; value: string | null }>(
+    pool,
+    `SELECT endpoint, path, count(*) AS n,
+            (array_agg(reason ORDER BY field_error_id DESC))[1] AS reason,
+            (array_agg(value ORDER BY field_error_id DESC))[1] AS value
+       FROM pitwall.field_errors GROUP BY endpoint, path ORDER BY endpoint, path`,
+  );
+  return rows.map((r) => ({ endpoint: r.endpoint, path: r.path, count: Number(r.n), reason: r.reason, example: r.value }));
+}

@@ -1,0 +1,82 @@
+import type pg from 'pg';
+
+import type { Logger } from '../../log.js';
+import { redact } from '../../secrets.js';
+import type { Endpoint, EndpointName } from '../endpoints.js';
+
+import { isUnmodelledField, modelledPaths } from './modelled.js';
+import { upsertShapePaths, type ShapePathRow } from './sql.js';
+import { newNode, observe, paths, type ShapeNode } from './tree.js';
+
+const modelledCache = new WeakMap<Endpoint, ReadonlySet<string>>();
+
+/** The paths an endpoint's schemas model (computed once per endpoint). */
+export function modelledOf(ep: Endpoint): ReadonlySet<string> {
+  let set = modelledCache.get(ep);
+  if (!set) modelledCache.set(ep, (set = modelledPaths(ep.shape)));
+  return set;
+}
+
+/**
+ * The shapes of the bodies one run loads, per endpoint, held in memory and added to
+ * pitwall.shape_paths when flushed (at the end of each phase and of the run). Bodies skipped
+ * as unchanged are never given to it, so a no-op re-sync writes nothing here.
+ */
+export class ShapeTracker {
+  private trees = new Map<Endpoint, ShapeNode>();
+  /** Unmodelled fields seen by this run, per endpoint: the summary's `unknownFields`. */
+  private readonly unmodelled = new Map<EndpointName, Set<string>>();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly runId: number | null,
+    private readonly logger: Logger,
+    /** Texts never to store (the API key): an upstream that echoes the request could put it in an example. */
+    private readonly secrets: readonly string[] = [],
+    private readonly batchSize = 500,
+  ) {}
+
+  /** Counts every path of one body. Synchronous and allocation-light: it runs for every loaded response. */
+  record(ep: Endpoint, body: unknown): void {
+    let tree = this.trees.get(ep);
+    if (!tree) this.trees.set(ep, (tree = newNode()));
+    observe(tree, body);
+  }
+
+  /** Writes what was recorded since the last flush, and warns once for each field never seen before. */
+  async flush(): Promise<void> {
+    if (this.trees.size === 0) return;
+    const trees = this.trees;
+    this.trees = new Map();
+    const rows: ShapePathRow[] = [];
+    for (const [ep, tree] of trees) {
+      const modelled = modelledOf(ep);
+      for (const p of paths(tree)) {
+        const example = p.example === null ? null : redact(p.example, this.secrets);
+        rows.push({ endpoint: ep.name, ...p, example, modelled: modelled.has(p.path) });
+        if (isUnmodelledField(p.path, modelled)) {
+          let set = this.unmodelled.get(ep.name);
+          if (!set) this.unmodelled.set(ep.name, (set = new Set()));
+          set.add(p.path);
+        }
+      }
+    }
+    const modelledByName = new Map([...trees.keys()].map((ep) => [ep.name as string, modelledOf(ep)]));
+    for (let i = 0; i < rows.length; i += this.batchSize) {
+      const fresh = await upsertShapePaths(this.pool, this.runId, rows.slice(i, i + this.batchSize));
+      for (const r of fresh) {
+        const modelled = modelledByName.get(r.endpoint);
+        if (!modelled || !isUnmodelledField(r.path, modelled)) continue;
+        this.logger.warn(
+          { endpoint: r.endpoint, path: r.path, types: r.types, example: r.example },
+          'upstream responses carry a field pitwall does not model (kept in raw); see pitwall drift',
+        );
+      }
+    }
+  }
+
+  /** Distinct unmodelled fields this run saw, per endpoint (flushed ones only). */
+  unmodelledCounts(): Partial<Record<EndpointName, number>> {
+    return Object.fromEntries([...this.unmodelled].map(([name, set]) => [name, set.size]));
+  }
+}

@@ -1,0 +1,108 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
+import { ENDPOINTS } from '../../src/sync/endpoints.js';
+import { runCli } from '../helpers/cli.js';
+import { startShapeProxy, type ShapeProxy } from '../helpers/shape-proxy.js';
+
+const BUDGET = 20;
+const cleanup: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+async function simulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const sim = await startSimulator({ scale: 'tiny', seed: 5, ...options });
+  cleanup.push(() => sim.close());
+  return sim;
+}
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pitwall-probe-'));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+// No DATABASE_URL: the probe needs none.
+const envFor = (url: string, key: string) => ({ MRP_API_BASE_URL: url, MRP_API_KEY: key, PITWALL_MAX_RPS: '0' });
+
+describe('pitwall probe', () => {
+  it('samples every endpoint within 20 requests and saves the bodies without the key, wherever the upstream echoed it', async () => {
+    const sim = await simulator();
+    // An upstream that echoes the request back: a URL with the key in it, and the key alone.
+    // The transform runs only once requests arrive, after `proxy` is assigned.
+    const proxy: ShapeProxy = await startShapeProxy(sim.url, (path, body) => ({
+      ...(body as object),
+      RequestUrl: `${proxy.url}${path}?key=${encodeURIComponent(sim.key)}`,
+      Echo: { Key: sim.key },
+    }));
+    cleanup.push(() => proxy.close());
+    const dir = tempDir();
+    const r = await runCli(['probe', '--save', dir], envFor(proxy.url, sim.key));
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const total = sim.requests().total;
+    expect(total).toBeGreaterThanOrEqual(ENDPOINTS.length);
+    expect(total).toBeLessThanOrEqual(BUDGET);
+    for (const ep of ENDPOINTS) expect(r.stdout).toContain(ep.name);
+    // The echoed fields are unmodelled envelope fields of every endpoint, and are reported as such.
+    expect(r.stdout).toMatch(/RequestUrl\s+string/);
+    expect(r.stdout + r.stderr).not.toContain(sim.key);
+
+    const files = readdirSync(dir).sort();
+    expect(files).toEqual([...ENDPOINTS.map((e) => `${e.name}.json`), 'probe.json'].sort());
+    for (const f of files) expect(readFileSync(join(dir, f), 'utf8'), f).not.toContain(sim.key);
+    const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Record<string, unknown>;
+    expect(results.Echo).toEqual({ Key: '[redacted]' });
+    expect(String(results.RequestUrl)).toContain('key=[redacted]');
+    expect(Array.isArray(results.Classes)).toBe(true);
+  });
+
+  it('says when the list key changed, and exits 1', async () => {
+    const sim = await simulator();
+    const proxy = await startShapeProxy(sim.url, (path, body) => {
+      if (path !== '/v2/schedules/results/') return body;
+      const { Classes, ...rest } = body as Record<string, unknown>;
+      return { ...rest, ClassList: Classes };
+    });
+    cleanup.push(() => proxy.close());
+    const r = await runCli(['probe', '--json'], envFor(proxy.url, sim.key));
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout) as {
+      samples: Array<{ endpoint: string; listKey: { expected: string; found: boolean; lists: string[] }; error?: string }>;
+      endpoints: Array<{ endpoint: string; listKeyMissing: unknown; unmodelled: Array<{ path: string }> }>;
+    };
+    const sample = out.samples.find((s) => s.endpoint === 'results')!;
+    expect(sample.listKey).toEqual({ expected: 'Classes', found: false, lists: ['ClassList'] });
+    expect(sample.error).toMatch(/no "Classes" list/);
+    const drift = out.endpoints.find((e) => e.endpoint === 'results')!;
+    expect(drift.listKeyMissing).toEqual({ path: 'Classes', seen: 0, of: 1 });
+    expect(drift.unmodelled.map((u) => u.path)).toContain('ClassList');
+  });
+
+  it.each([['request-valid-0'], ['http-error']] as const)('names MRP_API_KEY in one line and exits 2 when the key is refused (%s)', async (mode) => {
+    const sim = await simulator({ invalidRequest: mode });
+    const wrong = 'not-the-right-key-7731';
+    const dir = tempDir();
+    const r = await runCli(['probe', '--save', dir], envFor(sim.url, wrong));
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('MRP_API_KEY');
+    expect(r.stderr).not.toContain(wrong);
+    expect(sim.requests().total).toBe(1);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('stops at 20 requests when the upstream keeps failing', async () => {
+    const sim = await simulator({ faults: { rate: 1, kinds: ['http503'], retryAfterSeconds: 0 } });
+    const r = await runCli(['probe'], { ...envFor(sim.url, sim.key), PITWALL_RETRY_BASE_MS: '1', PITWALL_MAX_ATTEMPTS: '10' });
+    expect(r.code).not.toBe(0);
+    expect(sim.requests().total).toBe(BUDGET);
+  });
+});
