@@ -1,12 +1,13 @@
 import { createServer } from 'node:net';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { EXIT } from '../../src/commands/context.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import { withDatabase } from '../helpers/db-url.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createLoginRole, type LoginRole } from '../helpers/login-role.js';
 
 /**
  * A newcomer's first mistakes, as a real `pitwall` process shows them: a wrong API key, a
@@ -14,23 +15,30 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
  * do, with no stack trace (the stack is there at --log-level debug), and never the secrets.
  */
 
+const PASSWORD = 'pw7';
+const STACK_LINE = /^\s+at /m;
+
 let db: TestDatabase;
 let sim: RunningSimulator;
+let role: LoginRole;
+let refused: LoginRole;
 beforeAll(async () => {
-  [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 3 })]);
+  [db, sim, role, refused] = await Promise.all([
+    createTestDatabase(),
+    startSimulator({ scale: 'tiny', seed: 3 }),
+    createLoginRole(inject('pgAdminUrl'), PASSWORD),
+    createLoginRole(inject('pgAdminUrl'), PASSWORD, { login: false }),
+  ]);
 });
 afterAll(async () => {
   await sim?.close();
   await db?.drop();
+  await Promise.all([role?.drop(), refused?.drop()]);
 });
 
-const PASSWORD = 'pw7';
-const STACK_LINE = /^\s+at /m;
-
-/** The test database's server with a password in the URL (the local server ignores it). */
-function urlWith(change: (u: URL) => void): string {
-  const u = new URL(db.url);
-  u.password = PASSWORD;
+/** The test database's URL as a role with a password the server accepts, `change` applied. */
+function urlWith(change: (u: URL) => void, as: LoginRole = role): string {
+  const u = new URL(as.urlFor(db.url));
   change(u);
   return u.toString();
 }
@@ -49,7 +57,7 @@ const lines = (text: string) => text.split('\n').filter((l) => l !== '');
 describe('a warehouse that cannot be reached', () => {
   it.each([
     ['a database that does not exist', () => withDatabase(urlWith(() => undefined), 'pitwall_first_run'), /database "pitwall_first_run" does not exist; create it \(createdb .* pitwall_first_run\)/],
-    ['a role the server refuses', () => urlWith((u) => (u.username = 'pitwall_nobody')), /refused the login .*pitwall_nobody.*check the user name/],
+    ['a role the server refuses', () => urlWith(() => undefined, refused), /refused the login .*not permitted to log in.*check the user name/],
   ])('%s: one line with the masked URL, the cause and the remedy, exit 1', async (_what, url, says) => {
     const r = await runCli(['sync'], env({ DATABASE_URL: url() }));
     expect(r.code).toBe(EXIT.failed);

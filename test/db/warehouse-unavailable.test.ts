@@ -1,12 +1,13 @@
 import { createServer } from 'node:net';
 
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
 import { openWarehouse } from '../../src/db/open-warehouse.js';
 import { warehouseUnavailable, WarehouseUnavailableError } from '../../src/db/warehouse-unavailable.js';
 import { createSilentLogger } from '../../src/log.js';
 import { withDatabase } from '../helpers/db-url.js';
+import { createLoginRole, type LoginRole } from '../helpers/login-role.js';
 
 /**
  * A warehouse that cannot be opened becomes one WarehouseUnavailableError naming the URL (its
@@ -15,10 +16,16 @@ import { withDatabase } from '../helpers/db-url.js';
 
 const PASSWORD = 'pw-3c9a';
 
-/** The test server's URL with `change` applied and a password set (the local server ignores it). */
-function serverUrl(change: (u: URL) => void): string {
-  const u = new URL(inject('pgAdminUrl'));
-  u.password = PASSWORD;
+let role: LoginRole;
+let refused: LoginRole;
+beforeAll(async () => {
+  [role, refused] = await Promise.all([createLoginRole(inject('pgAdminUrl'), PASSWORD), createLoginRole(inject('pgAdminUrl'), PASSWORD, { login: false })]);
+});
+afterAll(async () => Promise.all([role?.drop(), refused?.drop()]));
+
+/** The test server's URL as a role with a password the server accepts, `change` applied. */
+function serverUrl(change: (u: URL) => void, as: () => LoginRole = () => role): string {
+  const u = new URL(as().urlFor(inject('pgAdminUrl')));
   change(u);
   return u.toString();
 }
@@ -63,8 +70,8 @@ describe('opening a PostgreSQL warehouse that cannot be reached', () => {
   });
 
   it('names a refused login', async () => {
-    const e = await openError(serverUrl((u) => (u.username = 'pitwall_no_such_role')));
-    expect(e.problem).toMatch(/refused the login .*pitwall_no_such_role/);
+    const e = await openError(serverUrl(() => undefined, () => refused));
+    expect(e.problem).toMatch(/refused the login .*pitwall_role_\w+.*not permitted to log in/);
     expect(e.remedy).toMatch(/user name in DATABASE_URL/);
   });
 });

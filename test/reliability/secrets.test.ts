@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { configSecrets, loadConfig } from '../../src/config.js';
 import { createPool } from '../../src/db/pool.js';
@@ -12,12 +12,14 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 import { runSync } from '../../src/sync/run.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createLoginRole, type LoginRole } from '../helpers/login-role.js';
 
 /**
  * The API key and the database password, hunted everywhere pitwall writes: every line a real
  * `pitwall` process prints at debug level while faults drive it down its error paths, every
- * row of every table in every schema, and the worker's metrics. PostgreSQL here trusts local
- * connections, so a DATABASE_URL carrying a made-up password still connects.
+ * row of every table in every schema, and the worker's metrics. The database password is a
+ * role's made for the test (see createLoginRole), so the server accepts it whether it checks
+ * passwords or trusts local connections.
  */
 
 const KEY = 'PITWALL-SECRET-KEY-5f3a';
@@ -29,10 +31,11 @@ let sim: RunningSimulator;
 let proxy: Server;
 let upstream: string;
 let dbUrlWithPassword: string;
+let role: LoginRole;
 const outputs: Array<{ what: string; result: CliResult }> = [];
 
 beforeAll(async () => {
-  [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 8, key: KEY })]);
+  [db, sim, role] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 8, key: KEY }), createLoginRole(inject('pgAdminUrl'), PASSWORD)]);
   sim.setFaults({ rate: 0.3, kinds: ['http500', 'http429', 'reset', 'truncated', 'slow', 'invalid'], slowMs: 2000, retryAfterSeconds: 0 });
   // In front of the simulator, a proxy that quotes request URLs (key and all) back, as broken
   // proxies and error pages do: in a 200 body that is not JSON, and in a 404 page.
@@ -53,14 +56,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   upstream = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  const u = new URL(db.url);
-  u.password = PASSWORD;
-  dbUrlWithPassword = u.toString();
+  dbUrlWithPassword = role.urlFor(db.url);
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => (proxy ? (proxy.closeAllConnections(), proxy.close(() => resolve())) : resolve()));
   await sim?.close();
   await db?.drop();
+  await role?.drop();
 });
 
 const env = () => ({
