@@ -10,6 +10,7 @@ import type { SyncObserver } from '../../src/sync/observer.js';
 import { runSync, type RunSummary } from '../../src/sync/run.js';
 import { loadDrift } from '../../src/sync/shape/load.js';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { readKept } from '../helpers/served.js';
 import { startShapeProxy, type ShapeTransform, type ShapeProxy } from '../helpers/shape-proxy.js';
 
 type Obj = Record<string, unknown>;
@@ -93,6 +94,9 @@ describe.each(BACKENDS)('the shape report (%s)', (backend) => {
     const text = driftText([results]);
     expect(text).toContain(`${ROWS}.ResultStart `);
     expect(text).toContain(`${ROWS}.ResultStartPos`);
+    // Nothing sent is lost: every row keeps the renamed field's value in raw.
+    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM mrp.results WHERE raw ? 'ResultStartPos' AND NOT raw ? 'ResultStart'`);
+    expect(rows[0].n).toBe(renamed);
   });
 
   it('reports a new field at every level (envelope, class, race, row, driver) with its count and example, and warns once for each', async () => {
@@ -134,6 +138,17 @@ describe.each(BACKENDS)('the shape report (%s)', (backend) => {
     const results = (await loadDrift(db.pool)).find((e) => e.endpoint === 'results')!;
     expect(results.missing).toEqual([]);
     expect(Object.fromEntries(results.unmodelled.map((u) => [u.path, { seen: u.seen, example: u.example, types: u.types }]))).toEqual(expected);
+    // Nothing sent is lost: the kept bodies hold every new field, at every level, as received.
+    const kept = (await readKept(db.pool)).filter((k) => k.endpoint === 'results');
+    expect(kept).toHaveLength(counts.envelope);
+    for (const k of kept) {
+      const b = JSON.parse(k.text) as Obj;
+      expect(b.ServerRegion).toBe('east-1');
+      eachRow(b, (row, race, klass) => {
+        expect([row.Transponder, race.RaceWeather, 'ClassSponsor' in klass]).toEqual([4242, 'dry', true]);
+        for (const d of objects(row.Driver)) expect(d.DriverHometown).toBe('Knoxville');
+      });
+    }
     const warned = first.warnings.filter((w) => w.path !== undefined).map((w) => `${String(w.endpoint)} ${String(w.path)}`);
     expect(warned.sort()).toEqual(Object.keys(expected).map((p) => `results ${p}`).sort());
 
