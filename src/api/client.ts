@@ -2,12 +2,11 @@ import type { Logger } from '../log.js';
 import { redact, redactError } from '../secrets.js';
 
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-import { MAX_BODY_DEPTH, nestsDeeperThan, parseBody, type ParsedBody } from './body.js';
-import { ApiError, PayloadError, UpstreamDownError, type ApiErrorKind } from './errors.js';
+import { ApiError, UpstreamDownError } from './errors.js';
+import { interpretBody, type AttemptOutcome, type Failure } from './interpret-body.js';
 import { buildUrl, canonicalQuery, type QueryParams } from './query.js';
 import { abortableSleep, createRateLimiter } from './rate-limit.js';
 import { parseRetryAfterMs } from './retry-after.js';
-import { envelope, isRequestValid } from './schemas/envelope.js';
 
 export type ApiResult =
   /** `text`: the JSON text `body` was parsed from (decoded, `,,` repaired, the key redacted), which pitwall keeps. */
@@ -116,19 +115,6 @@ function isNetworkFault(err: unknown, depth = 0): boolean {
   return NETWORK_MESSAGE.test(err.message) || isNetworkFault(err.cause, depth + 1);
 }
 
-/** What one failed attempt tells the retry loop. */
-interface Failure {
-  kind: ApiErrorKind;
-  retryable: boolean;
-  message: string;
-  status?: number;
-  retryAfterMs?: number | null;
-  cause?: unknown;
-}
-
-/** An answer, a failure to retry or report, or a body that is JSON but not an envelope. */
-type AttemptOutcome = { result: ApiResult } | { failure: Failure } | { rejected: PayloadError };
-
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const sleep = options.sleep ?? abortableSleep;
@@ -154,7 +140,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       await limiter.acquire(callerSignal);
       return send(url, shownUrl, event, callerSignal);
     });
-    return 'bytes' in received ? interpret(received.bytes, shownUrl, event.attempt, known) : received;
+    return 'bytes' in received ? interpretBody(received.bytes, { shownUrl, attempts: event.attempt, known, secrets }) : received;
   }
 
   /** One request and its body's bytes, or the failure. */
@@ -196,46 +182,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       observer?.onRequest?.({ ...event, status, durationMs: performance.now() - started });
     }
     return { bytes };
-  }
-
-  /** Turns a 2xx body into a result. */
-  function interpret(bytes: Uint8Array, shownUrl: string, attempts: number, known: GetOptions['known']): AttemptOutcome {
-    if (known?.(bytes)) return { result: { kind: 'known', attempts, bytes: bytes.byteLength } };
-    const text = new TextDecoder().decode(bytes);
-    let parsed: ParsedBody;
-    try {
-      parsed = parseBody(text);
-    } catch (err) {
-      if (!(err instanceof PayloadError)) throw err;
-      // Truncated or garbled JSON: the next attempt usually gets the whole body. The snippet
-      // is the upstream's text, which could quote the request URL, so it is scrubbed too.
-      const cause = new PayloadError(err.message, {
-        snippet: redact(err.snippet, secrets),
-        url: shownUrl,
-        cause: redactError(err.cause, secrets),
-      });
-      const message = `GET ${shownUrl} returned a body that is not JSON`;
-      return { failure: { kind: 'body', retryable: true, message, cause } };
-    }
-    const { value, repaired, text: json } = parsed;
-    if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
-      // The upstream would serve the same body again: a reject, not a retry.
-      const message = `GET ${shownUrl} returned JSON nested deeper than ${MAX_BODY_DEPTH} levels`;
-      return { rejected: new PayloadError(message, { snippet: redact(text, secrets), url: shownUrl }) };
-    }
-    const checked = envelope.safeParse(value);
-    if (!checked.success) {
-      const message = `GET ${shownUrl} returned JSON that is not a v2 envelope`;
-      const snippet = redact(text, secrets);
-      return { rejected: new PayloadError(message, { snippet, url: shownUrl, issues: checked.error.issues }) };
-    }
-    const body = value as Record<string, unknown>;
-    if (!isRequestValid(body.RequestValid)) {
-      const reason = `RequestValid is ${JSON.stringify(body.RequestValid)}`;
-      return { result: { kind: 'invalid', body, reason, attempts } };
-    }
-    // The text is stored (pitwall.responses); a body quoting the request URL would store the key.
-    return { result: { kind: 'ok', body, text: redact(json, secrets), repaired, attempts, bytes: bytes.byteLength } };
   }
 
   /** Milliseconds to wait before the next attempt, or null to give up now. */
