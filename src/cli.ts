@@ -61,7 +61,7 @@ Configuration (flags override environment variables, which override defaults):
 ${vars}
 
 Exit codes: 0 success; 1 the run or command failed (a warehouse that cannot be opened too);
-2 bad usage or configuration (and a key refused to `probe`); 3 skipped because another process holds the job's lock;
+2 bad usage or configuration (and a key refused to probe); 3 skipped because another process holds the job's lock;
 4 the upstream refused every root request (MRP_API_KEY is likely wrong); 130 interrupted by a signal.
 `;
 }

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -8,6 +7,7 @@ import { runCli } from '../helpers/cli.js';
 import { withDatabase } from '../helpers/db-url.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createLoginRole, type LoginRole } from '../helpers/login-role.js';
+import { freePort } from '../helpers/ports.js';
 
 /**
  * A newcomer's first mistakes, as a real `pitwall` process shows them: a wrong API key, a
@@ -43,14 +43,6 @@ function urlWith(change: (u: URL) => void, as: LoginRole = role): string {
   return u.toString();
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 const env = (extra: Record<string, string>) => ({ MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0', ...extra });
 const lines = (text: string) => text.split('\n').filter((l) => l !== '');
 
@@ -69,7 +61,7 @@ describe('a warehouse that cannot be reached', () => {
   });
 
   it('a closed port: says nothing listens there and to start the server; the stack only at debug', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const url = urlWith((u) => ((u.hostname = '127.0.0.1'), (u.port = String(port))));
     const plain = await runCli(['status'], env({ DATABASE_URL: url }));
     expect(plain.code).toBe(EXIT.failed);

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -8,6 +7,7 @@ import { warehouseUnavailable, WarehouseUnavailableError } from '../../src/db/wa
 import { createSilentLogger } from '../../src/log.js';
 import { withDatabase } from '../helpers/db-url.js';
 import { createLoginRole, type LoginRole } from '../helpers/login-role.js';
+import { freePort } from '../helpers/ports.js';
 
 /**
  * A warehouse that cannot be opened becomes one WarehouseUnavailableError naming the URL (its
@@ -28,15 +28,6 @@ function serverUrl(change: (u: URL) => void, as: () => LoginRole = () => role): 
   const u = new URL(as().urlFor(inject('pgAdminUrl')));
   change(u);
   return u.toString();
-}
-
-/** A loopback port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function openError(url: string): Promise<WarehouseUnavailableError> {
@@ -63,7 +54,7 @@ describe('opening a PostgreSQL warehouse that cannot be reached', () => {
   });
 
   it('names a closed port and says to start the server', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const e = await openError(serverUrl((u) => ((u.hostname = '127.0.0.1'), (u.port = String(port)))));
     expect(e.problem).toBe(`nothing is listening at 127.0.0.1:${port}`);
     expect(e.remedy).toMatch(/start the PostgreSQL server/);

@@ -1,6 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -9,17 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { PITWALL_BIN, runCli } from '../helpers/cli.js';
+import { freePort } from '../helpers/ports.js';
 import { warehouseTempDir } from '../helpers/temp-dir.js';
 
 const PSQL = '/usr/bin/psql';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** `pitwall serve-sql` as a real process, resolved once it prints its banner. */
 function serve(env: Record<string, string>, port: number): Promise<{ child: ChildProcess; banner: string }> {
