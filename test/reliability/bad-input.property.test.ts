@@ -99,13 +99,14 @@ describe.each(ENDPOINTS.map((ep) => [ep.name, ep] as const))('the %s parser', (_
 });
 
 describe('unmodelled fields', () => {
-  it('are counted and kept, never a reason to reject', () => {
+  it('are kept in raw, never a reason to reject', () => {
     const ep = ENDPOINTS.find((e) => e.name === 'schedules')!;
     fc.assert(
       fc.property(validObject(LEVELS.schedules), fc.dictionary(fc.string({ minLength: 1 }).map((k) => `X${k}`), storableJson, { minKeys: 1, maxKeys: 4 }), (item, extra) => {
         const x = run(ep, [{ ...item, ...extra }]);
         expect(x.rejects).toEqual([]);
-        expect(x.unknownFields).toBeGreaterThanOrEqual(Object.keys(extra).length);
+        // Counting them is the shape tracker's (test/sync/shape-drift.test.ts); here: nothing is lost.
+        expect(x.rows.schedules?.[0]?.raw).toMatchObject(extra);
       }),
       { numRuns: RUNS },
     );

@@ -17,13 +17,6 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
     .join('; ');
 }
 
-function unknownKeys(schema: z.ZodObject, value: unknown): number {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 0;
-  let n = 0;
-  for (const k of Object.keys(value)) if (!(k in schema.shape)) n += 1;
-  return n;
-}
-
 const nestedLists = new WeakMap<z.ZodObject, string[]>();
 
 /**
@@ -62,7 +55,7 @@ export function list(value: unknown): unknown[] {
  * reason, while its siblings load.
  */
 export class Collector {
-  private readonly out: Extracted = { rows: {}, scopes: [], rejects: [], fieldErrors: [], seeds: [], itemCount: 0, unknownFields: 0 };
+  private readonly out: Extracted = { rows: {}, scopes: [], rejects: [], fieldErrors: [], seeds: [], itemCount: 0 };
   private readonly seen = new Set<string>();
 
   /**
@@ -78,7 +71,7 @@ export class Collector {
     level: Level<S>,
     value: unknown,
     where: string,
-    options: { context?: Readonly<Record<string, unknown>>; countUnknown?: boolean; checkStorable?: boolean } = {},
+    options: { context?: Readonly<Record<string, unknown>>; checkStorable?: boolean } = {},
   ): z.output<S> | null {
     const { schema } = level;
     const result = schema.safeParse(value);
@@ -103,7 +96,6 @@ export class Collector {
       }
     }
     if (fieldErrors) this.out.fieldErrors.push(...fieldErrors);
-    if (options.countUnknown !== false) this.out.unknownFields += unknownKeys(schema, value);
     return data;
   }
 

@@ -55,11 +55,10 @@ export function extractStandings(items: unknown[], params: Record<string, string
   const scheduleId = Number(params.ScheduleId);
   const classId = Number(params.ClassId);
   c.items(items.length);
-  // The envelope's own fields are not "unknown" item fields, so they are not counted here.
-  // Nor are they kept in raw; a bad header is rejected without the rows it sits beside.
+  // The envelope's own fields are not kept in raw; a bad header is rejected without the rows it
+  // sits beside.
   const header = c.parse(LEVELS.pointsHeader, without(body, 'Points'), `points ${scheduleId}/${classId} header`, {
     context: { schedule_id: scheduleId, class_id: classId },
-    countUnknown: false,
     checkStorable: false,
   });
   const pointsAsOf = header?.PointsAsOf ?? null;

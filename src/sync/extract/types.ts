@@ -46,6 +46,4 @@ export interface Extracted {
   seeds: Seed[];
   /** Items in the response's main array. */
   itemCount: number;
-  /** Fields present in the payload that pitwall does not model (kept in `raw`). */
-  unknownFields: number;
 }
