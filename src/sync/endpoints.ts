@@ -1,35 +1,12 @@
-import {
-  DRIVER_PASSES_KEY,
-  DRIVER_STATS_KEY,
-  ENTRY_LIST_KEY,
-  FEED_KEY,
-  LINEUPS_KEY,
-  POINT_CLASSES_KEY,
-  POINT_SCHEDULES_KEY,
-  YEARS_KEY,
-  driverPass,
-  driverStat,
-  entry,
-  entryClass,
-  feedClass,
-  feedEvent,
-  feedResult,
-  lineupClass,
-  lineupEntry,
-  lineupRace,
-  pointClass,
-  pointSchedule,
-  yearItem,
-} from '../api/schemas/assumed.js';
-import { eventClass, pointsHeader, pointsRow, resultClass, resultRace, resultRow, schedule, scheduleEvent } from '../api/schemas/known.js';
+import { DRIVER_PASSES_KEY, DRIVER_STATS_KEY, ENTRY_LIST_KEY, FEED_KEY, LINEUPS_KEY, POINT_CLASSES_KEY, POINT_SCHEDULES_KEY, YEARS_KEY } from '../api/schemas/assumed.js';
 import type { WarehouseTableName } from '../db/schema/mrp.js';
 
 import { extractDriverPasses, extractEntryList, extractLineups, extractResults } from './extract/event-detail.js';
 import { extractDriverStats, extractFeed } from './extract/feeds.js';
+import { LEVELS, type Level } from './extract/levels.js';
 import { extractPointClasses, extractPointSchedules, extractStandings } from './extract/points.js';
 import { extractEvents, extractSchedules, extractYears } from './extract/schedules.js';
 import type { Extracted, Seed } from './extract/types.js';
-import type { ShapeLevels } from './shape/modelled.js';
 
 export type EndpointName =
   | 'schedule_years'
@@ -65,10 +42,10 @@ export interface Endpoint {
   tables: readonly WarehouseTableName[];
   extract: (items: unknown[], params: Params, body: Record<string, unknown>) => Extracted;
   /**
-   * The schema of each level of the body, by path (`Classes[].Races[]`): what the shape report
-   * (`pitwall drift`) counts as modelled. The envelope is added to every endpoint's `$`.
+   * The levels of the body its extractor parses (see extract/levels.ts): their schemas are what
+   * the shape report (`pitwall drift`) counts as modelled, with the envelope added to every one.
    */
-  shape: ShapeLevels;
+  levels: readonly Level[];
 }
 
 const byEvent = (seed: Seed): Params => ({ EventId: String(seed.eventId) });
@@ -84,7 +61,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: none,
     tables: ['schedule_years'],
     extract: extractYears('schedule_years'),
-    shape: { [`${YEARS_KEY}[]`]: yearItem },
+    levels: [LEVELS.scheduleYears],
   },
   {
     name: 'schedules',
@@ -94,7 +71,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: (s) => ({ ScheduleYear: String(s.year) }),
     tables: ['schedules'],
     extract: extractSchedules,
-    shape: { 'Schedules[]': schedule },
+    levels: [LEVELS.schedule],
   },
   {
     name: 'events',
@@ -104,7 +81,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: (s) => ({ ScheduleId: String(s.scheduleId) }),
     tables: ['events', 'schedule_events', 'event_classes', 'classes'],
     extract: extractEvents,
-    shape: { 'ScheduleEvents[]': scheduleEvent, 'ScheduleEvents[].Classes[]': eventClass },
+    levels: [LEVELS.event, LEVELS.eventClass],
   },
   {
     name: 'results',
@@ -114,7 +91,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: byEvent,
     tables: ['races', 'results', 'drivers', 'classes'],
     extract: extractResults,
-    shape: { 'Classes[]': resultClass, 'Classes[].Races[]': resultRace, 'Classes[].Races[].Results[]': resultRow },
+    levels: [LEVELS.resultClass, LEVELS.resultRace, LEVELS.resultRow],
   },
   {
     name: 'lineups',
@@ -124,11 +101,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: byEvent,
     tables: ['lineups', 'drivers', 'classes'],
     extract: extractLineups,
-    shape: {
-      [`${LINEUPS_KEY}[]`]: lineupClass,
-      [`${LINEUPS_KEY}[].Races[]`]: lineupRace,
-      [`${LINEUPS_KEY}[].Races[].Lineup[]`]: lineupEntry,
-    },
+    levels: [LEVELS.lineupClass, LEVELS.lineupRace, LEVELS.lineupEntry],
   },
   {
     name: 'entry_list',
@@ -138,7 +111,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: byEvent,
     tables: ['entry_list', 'drivers', 'classes'],
     extract: extractEntryList,
-    shape: { [`${ENTRY_LIST_KEY}[]`]: entryClass, [`${ENTRY_LIST_KEY}[].Entries[]`]: entry },
+    levels: [LEVELS.entryClass, LEVELS.entry],
   },
   {
     name: 'driver_passes',
@@ -148,7 +121,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: byEvent,
     tables: ['driver_passes', 'drivers', 'classes'],
     extract: extractDriverPasses,
-    shape: { [`${DRIVER_PASSES_KEY}[]`]: driverPass },
+    levels: [LEVELS.driverPass],
   },
   {
     name: 'results_feed',
@@ -158,7 +131,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: none,
     tables: ['results_feed', 'drivers', 'classes'],
     extract: extractFeed,
-    shape: { [`${FEED_KEY}[]`]: feedEvent, [`${FEED_KEY}[].Classes[]`]: feedClass, [`${FEED_KEY}[].Classes[].Results[]`]: feedResult },
+    levels: [LEVELS.feedEvent, LEVELS.feedClass, LEVELS.feedResult],
   },
   {
     name: 'driver_stats',
@@ -168,7 +141,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: none,
     tables: ['driver_stats', 'drivers', 'classes'],
     extract: extractDriverStats,
-    shape: { [`${DRIVER_STATS_KEY}[]`]: driverStat },
+    levels: [LEVELS.driverStat],
   },
   // Points side: years → points schedules of each year → classes of each → standings of each class.
   {
@@ -179,7 +152,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: none,
     tables: ['point_years'],
     extract: extractYears('point_years'),
-    shape: { [`${YEARS_KEY}[]`]: yearItem },
+    levels: [LEVELS.pointYears],
   },
   {
     name: 'point_schedules',
@@ -189,7 +162,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: (s) => ({ ScheduleYear: String(s.year) }),
     tables: ['point_schedules'],
     extract: extractPointSchedules,
-    shape: { [`${POINT_SCHEDULES_KEY}[]`]: pointSchedule },
+    levels: [LEVELS.pointSchedule],
   },
   {
     name: 'point_classes',
@@ -199,7 +172,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: (s) => ({ ScheduleId: String(s.scheduleId) }),
     tables: ['point_classes', 'classes'],
     extract: extractPointClasses,
-    shape: { [`${POINT_CLASSES_KEY}[]`]: pointClass },
+    levels: [LEVELS.pointClass],
   },
   {
     name: 'point_standings',
@@ -209,7 +182,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: (s) => ({ ScheduleId: String(s.scheduleId), ClassId: String(s.classId) }),
     tables: ['point_standings', 'drivers'],
     extract: extractStandings,
-    shape: { $: pointsHeader, 'Points[]': pointsRow },
+    levels: [LEVELS.pointsHeader, LEVELS.pointsRow],
   },
 ];
 

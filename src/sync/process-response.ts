@@ -70,9 +70,10 @@ export async function processResponse(
 ): Promise<Seed[]> {
   const hash = source.kept?.responseHash ?? scopeHash(digest, body);
   const key = scopeKey(ep.name, query);
+  const unchanged = ctx.hashes.get(key) === hash;
   // Counted before the envelope check, so a body whose list key changed shows up in the shape
   // report; an unchanged body (always one that loaded before) is not walked again.
-  if (ctx.hashes.get(key) !== hash) ctx.shapes?.record(ep, body);
+  if (!unchanged) ctx.shapes?.record(ep, body);
   const items = body[ep.arrayKey];
   if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
 
@@ -80,7 +81,7 @@ export async function processResponse(
   // shaping the items is most of a response's CPU time, and a re-sync is mostly unchanged
   // responses. So the tables' `unchanged` counts only rows of loaded responses that the loader
   // found identical; responses skipped whole are counted in `scopes.unchanged`.
-  if (ctx.hashes.get(key) === hash) {
+  if (unchanged) {
     await recordUnchanged(ctx, ep, query);
     return childrenOf(ep.name).length > 0 ? ep.extract(items, params, body).seeds : [];
   }

@@ -18,12 +18,10 @@ function nestedLists(schema: z.ZodObject): string[] {
 
 describe("the endpoints' shape levels", () => {
   it.each(ENDPOINTS.map((e) => [e.name, e] as const))('%s declares its list and every nested list its schemas leave unparsed', (_name, ep) => {
-    const levels = Object.keys(ep.shape).filter((l) => l !== '$');
+    const levels = ep.levels.map((l) => l.path).filter((p) => p !== '');
     expect(levels).toContain(`${ep.arrayKey}[]`);
-    for (const [level, schemas] of Object.entries(ep.shape)) {
-      for (const schema of Array.isArray(schemas) ? schemas : [schemas]) {
-        for (const key of nestedLists(schema as z.ZodObject)) expect(levels, `${level} ${key}`).toContain(`${level === '$' ? '' : `${level}.`}${key}[]`);
-      }
+    for (const { path, schema } of ep.levels) {
+      for (const key of nestedLists(schema)) expect(levels, `${path} ${key}`).toContain(`${path === '' ? '' : `${path}.`}${key}[]`);
     }
   });
 
@@ -51,7 +49,7 @@ describe("the endpoints' shape levels", () => {
 describe('modelled paths', () => {
   it('follow optional arrays and nested objects, and count only the top of an unmodelled subtree as a field', () => {
     const row = z.looseObject({ A: z.string().optional(), L: z.array(z.object({ B: z.number(), O: z.object({ C: z.null() }) })).optional() });
-    const modelled = modelledPaths({ 'Items[]': row });
+    const modelled = modelledPaths([{ path: 'Items[]', schema: row }]);
     for (const p of ['Items', 'Items[]', 'Items[].A', 'Items[].L', 'Items[].L[]', 'Items[].L[].B', 'Items[].L[].O', 'Items[].L[].O.C']) {
       expect(modelled.has(p), p).toBe(true);
     }

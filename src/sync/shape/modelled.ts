@@ -5,11 +5,15 @@ import { envelope } from '../../api/schemas/envelope.js';
 import { fieldPath, parentPath, ROOT } from './tree.js';
 
 /**
- * Which schema parses each level of an endpoint's body: `$` is the body (the envelope is always
+ * A schema and where in a body its objects sit: `''` for the body itself (the envelope is always
  * added), `Classes[]` the items of its list, `Classes[].Races[]` the items of a nested list that
- * the level above declares `z.array(z.unknown())` and the extractor parses on its own.
+ * the level above declares `z.array(z.unknown())` and the extractor parses on its own. An
+ * endpoint's extract/levels.ts levels are such.
  */
-export type ShapeLevels = Readonly<Record<string, z.ZodObject | readonly z.ZodObject[]>>;
+export interface ShapeLevel {
+  readonly path: string;
+  readonly schema: z.ZodObject;
+}
 
 /** The schema under optional/nullable/default wrappers and transforms. */
 function bare(schema: z.ZodType): z.ZodType {
@@ -41,12 +45,13 @@ function addObject(out: Set<string>, level: string, schema: z.ZodObject): void {
  * Every path the schemas model: their fields, nested objects and arrays, each level's own path
  * and the lists leading to it. Derived from the zod schemas, so editing assumed.ts is all it takes.
  */
-export function modelledPaths(levels: ShapeLevels): ReadonlySet<string> {
+export function modelledPaths(levels: readonly ShapeLevel[]): ReadonlySet<string> {
   const out = new Set<string>([ROOT]);
   addObject(out, ROOT, envelope);
-  for (const [level, schemas] of Object.entries(levels)) {
+  for (const { path, schema } of levels) {
+    const level = path || ROOT;
     for (let p: string | null = level; p !== null; p = parentPath(p)) out.add(p);
-    for (const schema of Array.isArray(schemas) ? schemas : [schemas as z.ZodObject]) addObject(out, level, schema);
+    addObject(out, level, schema);
   }
   return out;
 }

@@ -13,7 +13,7 @@ const modelledCache = new WeakMap<Endpoint, ReadonlySet<string>>();
 /** The paths an endpoint's schemas model (computed once per endpoint). */
 export function modelledOf(ep: Endpoint): ReadonlySet<string> {
   let set = modelledCache.get(ep);
-  if (!set) modelledCache.set(ep, (set = modelledPaths(ep.shape)));
+  if (!set) modelledCache.set(ep, (set = modelledPaths(ep.levels)));
   return set;
 }
 
