@@ -1,4 +1,3 @@
-import { DEFAULT_BACKOFF } from '../api/backoff.js';
 import { createApiClient, type ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { canonicalQuery } from '../api/query.js';
@@ -7,6 +6,8 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { ENDPOINTS, type Endpoint, type EndpointName } from '../sync/endpoints.js';
 import type { Seed } from '../sync/extract/types.js';
+import { isRefusalStatus } from '../sync/key-refusal.js';
+import { apiClientOptions } from '../sync/run-client.js';
 
 /** The most requests (attempts, retries included) one probe sends upstream. */
 export const PROBE_REQUEST_BUDGET = 20;
@@ -87,38 +88,19 @@ export async function collectSamples(deps: ProbeDeps): Promise<ProbeSample[]> {
   for (const ep of PROBE_ORDER) {
     const seed = pickSeed(ep, seeds);
     const params = seed ? ep.params(seed) : {};
-    const sample = seed ? await probeOne(api, ep, params, deps.signal) : skipped(ep);
-    if (samples.length === 0 && isRefusal(sample)) {
+    const { sample, refused, seeds: found } = seed ? await probeOne(api, ep, params, deps.signal) : { sample: skipped(ep), refused: false };
+    if (samples.length === 0 && (refused || sample.outcome === 'invalid')) {
       const answer = sample.httpStatus !== undefined ? `HTTP ${sample.httpStatus}` : (sample.error ?? 'RequestValid 0');
       throw new KeyRefusedError(`the upstream refused the API key in MRP_API_KEY (${ep.path} answered ${answer}); check the key`);
     }
     samples.push(sample);
-    if (sample.body && sample.outcome === 'ok') {
-      const items = sample.body[ep.arrayKey];
-      if (Array.isArray(items)) seeds.set(ep.name, ep.extract(items, params, sample.body).seeds);
-    }
+    if (found) seeds.set(ep.name, found);
   }
   return samples;
 }
 
-function isRefusal(s: ProbeSample): boolean {
-  return s.outcome === 'invalid' || s.httpStatus === 401 || s.httpStatus === 403;
-}
-
 function probeClient(deps: ProbeDeps, f: typeof fetch): ApiClient {
-  const { config } = deps;
-  return createApiClient({
-    baseUrl: config.apiBaseUrl,
-    apiKey: config.apiKey,
-    timeoutMs: config.requestTimeoutMs,
-    maxAttempts: config.maxAttempts,
-    maxRetryWaitMs: config.maxRetryWaitMs,
-    maxRps: config.maxRps,
-    backoff: { baseMs: config.retryBaseMs, capMs: DEFAULT_BACKOFF.capMs },
-    consecutiveFailureLimit: config.maxConsecutiveFailures,
-    logger: deps.logger,
-    fetch: f,
-  });
+  return createApiClient({ ...apiClientOptions(deps.config, deps.logger), fetch: f });
 }
 
 const base = (ep: Endpoint, params: Record<string, string>): Omit<ProbeSample, 'outcome'> => ({
@@ -135,16 +117,23 @@ const base = (ep: Endpoint, params: Record<string, string>): Omit<ProbeSample, '
 
 const skipped = (ep: Endpoint): ProbeSample => ({ ...base(ep, {}), outcome: 'skipped', error: `no ${ep.parent ?? ''} sample to ask for` });
 
-async function probeOne(api: ApiClient, ep: Endpoint, params: Record<string, string>, signal?: AbortSignal): Promise<ProbeSample> {
+/** One sample, whether the upstream refused the caller (HTTP 401/403), and the seeds of a loadable body. */
+async function probeOne(
+  api: ApiClient,
+  ep: Endpoint,
+  params: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<{ sample: ProbeSample; refused: boolean; seeds?: Seed[] }> {
   const sample = base(ep, params);
   let res;
   try {
     res = await api.get(ep.path, params, signal ? { signal } : {});
   } catch (err) {
     const httpStatus = err instanceof ApiError ? err.status : undefined;
-    return { ...sample, outcome: 'failed', error: err instanceof Error ? err.message : String(err), ...(httpStatus !== undefined ? { httpStatus } : {}) };
+    const failed: ProbeSample = { ...sample, outcome: 'failed', error: err instanceof Error ? err.message : String(err), ...(httpStatus !== undefined ? { httpStatus } : {}) };
+    return { sample: failed, refused: isRefusalStatus(err) };
   }
-  if (res.kind === 'known') return { ...sample, outcome: 'failed', error: 'unexpected known body' };
+  if (res.kind === 'known') return { sample: { ...sample, outcome: 'failed', error: 'unexpected known body' }, refused: false };
   const body = res.body;
   const lists = Object.keys(body).filter((k) => Array.isArray(body[k]));
   const items = body[ep.arrayKey];
@@ -157,8 +146,11 @@ async function probeOne(api: ApiClient, ep: Endpoint, params: Record<string, str
     items: Array.isArray(items) ? items.length : null,
     body,
   };
-  if (res.kind === 'invalid') return { ...described, error: res.reason };
-  if (!Array.isArray(items)) return { ...described, outcome: 'failed', error: `no "${ep.arrayKey}" list: a sync would reject the response whole` };
+  if (res.kind === 'invalid') return { sample: { ...described, error: res.reason }, refused: false };
+  if (!Array.isArray(items)) {
+    return { sample: { ...described, outcome: 'failed', error: `no "${ep.arrayKey}" list: a sync would reject the response whole` }, refused: false };
+  }
   const extracted = ep.extract(items, params, body);
-  return { ...described, rejected: extracted.rejects.length, reasons: extracted.rejects.slice(0, REASONS_SHOWN).map((r) => r.reason) };
+  const rejects = { rejected: extracted.rejects.length, reasons: extracted.rejects.slice(0, REASONS_SHOWN).map((r) => r.reason) };
+  return { sample: { ...described, ...rejects }, refused: false, ...(described.outcome === 'ok' ? { seeds: extracted.seeds } : {}) };
 }

@@ -2,6 +2,7 @@ import { ApiError } from '../api/errors.js';
 import { canonicalQuery } from '../api/query.js';
 
 import type { Endpoint, Params } from './endpoints.js';
+import { scopeKey } from './sql/sync-state.js';
 
 /**
  * Tells a wrong API key from scopes that fail one by one. The upstream answers a request it
@@ -17,12 +18,12 @@ export class KeyRefusalWatch {
 
   /** The roots of one phase's plan; only their answers count. */
   addRoots(roots: ReadonlyArray<{ endpoint: Endpoint; params: Params }>): void {
-    for (const r of roots) this.roots.add(scopeKey(r.endpoint, r.params));
+    for (const r of roots) this.roots.add(scopeKey(r.endpoint.name, canonicalQuery(r.params)));
   }
 
-  /** One visit ended: accepted (anything but a refusal, failures included) or refused. */
-  visited(endpoint: Endpoint, params: Params, refused: boolean): void {
-    if (!this.roots.has(scopeKey(endpoint, params))) return;
+  /** One visit of a scope (`query`: its canonical parameters) ended: accepted (anything but a refusal, failures included) or refused. */
+  visited(endpoint: Endpoint, query: string, refused: boolean): void {
+    if (!this.roots.has(scopeKey(endpoint.name, query))) return;
     this.rootsVisited += 1;
     if (refused) this.rootsRefused += 1;
   }
@@ -40,5 +41,3 @@ export const isRefusalStatus = (err: unknown): boolean => err instanceof ApiErro
 export const KEY_REFUSED_MESSAGE =
   'the upstream refused every request at the root of the walk (RequestValid 0 or HTTP 401/403): ' +
   'MRP_API_KEY is likely wrong, or not yet enabled for API v2';
-
-const scopeKey = (endpoint: Endpoint, params: Params) => `${endpoint.name}?${canonicalQuery(params)}`;

@@ -1,12 +1,28 @@
 import pLimit from 'p-limit';
 
 import { DEFAULT_BACKOFF } from '../api/backoff.js';
-import { createApiClient, type ApiClient } from '../api/client.js';
+import { createApiClient, type ApiClient, type ApiClientOptions } from '../api/client.js';
 import { abortableSleep } from '../api/rate-limit.js';
+import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 
 import type { RunCounters } from './counters.js';
 import type { SyncDeps } from './run.js';
+
+/** The client settings every upstream client of pitwall takes from the configuration. */
+export function apiClientOptions(config: Config & { apiKey: string }, logger: Logger): ApiClientOptions {
+  return {
+    baseUrl: config.apiBaseUrl,
+    apiKey: config.apiKey,
+    timeoutMs: config.requestTimeoutMs,
+    maxAttempts: config.maxAttempts,
+    maxRetryWaitMs: config.maxRetryWaitMs,
+    maxRps: config.maxRps,
+    backoff: { baseMs: config.retryBaseMs, capMs: DEFAULT_BACKOFF.capMs },
+    consecutiveFailureLimit: config.maxConsecutiveFailures,
+    logger,
+  };
+}
 
 /**
  * The upstream client of one sync run, configured from the run's settings, counting its
@@ -21,15 +37,7 @@ export function createRunClient(deps: SyncDeps, run: { counters: RunCounters; lo
   // run is bound by the upstream rather than by itself.
   const upstream = pLimit(deps.config.concurrency);
   return createApiClient({
-    baseUrl: deps.config.apiBaseUrl,
-    apiKey: deps.config.apiKey,
-    timeoutMs: deps.config.requestTimeoutMs,
-    maxAttempts: deps.config.maxAttempts,
-    maxRetryWaitMs: deps.config.maxRetryWaitMs,
-    maxRps: deps.config.maxRps,
-    backoff: { baseMs: deps.config.retryBaseMs, capMs: DEFAULT_BACKOFF.capMs },
-    consecutiveFailureLimit: deps.config.maxConsecutiveFailures,
-    logger,
+    ...apiClientOptions(deps.config, logger),
     // A visit that waited for a slot through a drain starts no request, as the walk starts no visit.
     slot: (send) =>
       upstream(() => {

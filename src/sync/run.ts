@@ -191,7 +191,7 @@ async function execute(
       }
       return [];
     } finally {
-      refusals.visited(ep, params, refused);
+      refusals.visited(ep, query, refused);
       done += 1;
       progress();
     }
