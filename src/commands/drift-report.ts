@@ -1,4 +1,4 @@
-import type { EndpointDrift } from '../sync/shape/report.js';
+import { hasDrift, type EndpointDrift } from '../sync/shape/report.js';
 
 import { renderTable } from './format.js';
 
@@ -10,8 +10,7 @@ export function driftText(report: readonly EndpointDrift[]): string {
   if (report.length === 0) return 'No responses counted yet: run pitwall sync (or pitwall probe) first.';
   const parts: string[] = [];
   for (const e of report) {
-    const clean = !e.listKeyMissing && e.missing.length + e.unmodelled.length + e.failing.length === 0;
-    parts.push(`${e.endpoint} (${n(e.bodies)} response(s))${clean ? ': as modelled' : ''}`);
+    parts.push(`${e.endpoint} (${n(e.bodies)} response(s))${hasDrift(e) ? '' : ': as modelled'}`);
     if (e.listKeyMissing) {
       const k = e.listKeyMissing;
       parts.push(`  list key "${k.path}" absent from ${n(k.of - k.seen)} of ${n(k.of)} response(s): those responses were rejected whole`);
@@ -53,7 +52,7 @@ export function driftLine(report: readonly EndpointDrift[]): string {
     unmodelled += e.unmodelled.length;
     missing += e.missing.length;
     failing += e.failing.length;
-    if (e.unmodelled.length + e.missing.length + e.failing.length > 0) where.push(e.endpoint);
+    if (hasDrift(e)) where.push(e.endpoint);
   }
   if (report.length === 0) return 'Drift: no responses counted yet';
   if (where.length === 0) return 'Drift: none; every response matches the modelled shapes';

@@ -4,6 +4,8 @@ import { tableMeta } from '../../db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../../db/schema/mrp.js';
 import { redact } from '../../secrets.js';
 import { ENDPOINTS } from '../../sync/endpoints.js';
+import { loadDrift } from '../../sync/shape/load.js';
+import { driftCounts, type DriftKind } from '../../sync/shape/report.js';
 import { endpointStates, failingScopes, jobStates, recentRuns, recentRunsPerJob, type RunRow } from '../status-queries.js';
 
 /** What `/` shows and `/status.json` returns. Timestamps are ISO 8601 (UTC); ages are seconds at `generated_at`. */
@@ -36,7 +38,8 @@ export interface PageEndpoint {
   /** Failing scopes, most recent first, at most FAILING_PER_ENDPOINT. */
   failing: Array<{ params: string; status: string; last_error: string | null; last_attempt_at: string | null }>;
   /** JSON paths seen in its responses, and how many of them no column models. */
-  drift: { paths: number; unmodelled: number } | null;
+  /** The shape report's counts, as `pitwall drift`, `status` and the metrics gauge give them. */
+  drift: Record<DriftKind, number> | null;
 }
 
 export interface PageTable {
@@ -102,20 +105,22 @@ async function tableRows(db: pg.Pool, tables: readonly WarehouseTableName[]): Pr
        LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid`,
     [tables.map((t) => tableMeta(warehouseTables[t]).qualifiedName)],
   );
-  const counted = await Promise.all(
-    rows.map(async (r) => {
-      const table = tables[r.n - 1];
-      if (!table) return null;
-      if (r.estimate >= EXACT_COUNT_BELOW) return [table, { rows: Math.round(r.estimate), exact: false }] as const;
-      // Small by the estimate, so an exact count is cheap; and estimates of small tables are the
-      // ones most often off (none yet right after the first load).
-      const meta = tableMeta(warehouseTables[table]);
-      const exact = await db.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${meta.qualifiedName}`);
-      return [table, { rows: exact.rows[0]?.n ?? 0, exact: true }] as const;
-    }),
-  );
   const out = new Map<string, { rows: number; exact: boolean }>();
-  for (const entry of counted) if (entry) out.set(entry[0], entry[1]);
+  const small: WarehouseTableName[] = [];
+  for (const r of rows) {
+    const table = tables[r.n - 1];
+    if (!table) continue;
+    // Small by the estimate, so an exact count is cheap; and estimates of small tables are the
+    // ones most often off (none yet right after the first load).
+    if (r.estimate < EXACT_COUNT_BELOW) small.push(table);
+    else out.set(table, { rows: Math.round(r.estimate), exact: false });
+  }
+  if (small.length === 0) return out;
+  // One statement for all of them: the page shares the worker's pool with the syncs.
+  const exact = await db.query<{ n: number; rows: number }>(
+    small.map((t, i) => `SELECT ${i} AS n, count(*)::float8 AS rows FROM ${tableMeta(warehouseTables[t]).qualifiedName}`).join(' UNION ALL '),
+  );
+  for (const r of exact.rows) out.set(small[r.n]!, { rows: r.rows, exact: true });
   return out;
 }
 
@@ -142,14 +147,6 @@ async function rejectsPerEndpoint(db: pg.Pool): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [r.endpoint, r.n]));
 }
 
-async function driftPerEndpoint(db: pg.Pool): Promise<Map<string, { paths: number; unmodelled: number }>> {
-  const { rows } = await db.query<{ endpoint: string; paths: number; unmodelled: number }>(
-    `SELECT endpoint, count(*)::int AS paths, count(*) FILTER (WHERE NOT modelled)::int AS unmodelled
-       FROM pitwall.shape_paths GROUP BY endpoint`,
-  );
-  return new Map(rows.map(({ endpoint, ...d }) => [endpoint, d]));
-}
-
 /**
  * Everything the status page shows, read in a handful of statements. Read-only, and nothing of
  * the HTTP request reaches it. Every error text is redacted with `secrets` here, before either
@@ -168,7 +165,7 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     endpointStates(db),
     failingScopes(db, 1000, FAILING_PER_ENDPOINT),
     rejectsPerEndpoint(db),
-    driftPerEndpoint(db),
+    loadDrift(db).then(driftCounts),
     tableRows(db, tables),
     lastChanges(db),
   ]);
@@ -198,7 +195,7 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     failing: failing
       .filter((f) => f.endpoint === e.endpoint)
       .map((f) => ({ params: f.params, status: f.status, last_error: clean(f.last_error), last_attempt_at: iso(f.last_attempt_at) })),
-    drift: drift.get(e.endpoint) ?? null,
+    drift: drift[e.endpoint] ?? null,
   }));
 
   const fedBy = feeders();
@@ -242,6 +239,6 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     runs_per_job: Object.fromEntries(jobs.map((j) => [j.job, perJob.filter((r) => r.job === j.job).map(run)])),
     endpoints: pageEndpoints,
     tables: pageTables,
-    drift_recorded: drift.size > 0,
+    drift_recorded: Object.keys(drift).length > 0,
   };
 }

@@ -100,12 +100,12 @@ export function renderStatusPage(data: StatusPageData): string {
   );
   const endpoints = table(
     'endpoints',
-    ['endpoint', 'scopes', 'ok', 'invalid', 'error', 'last success', 'items rejected', 'unmodelled paths'],
+    ['endpoint', 'scopes', 'ok', 'invalid', 'error', 'last success', 'items rejected', 'drift: unmodelled / missing / failing'],
     data.endpoints.map(
       (p) =>
         `<tr${p.invalid + p.error > 0 ? ' class="failed"' : ''}><td>${e(p.endpoint)}</td><td class="n">${count(p.scopes)}</td><td class="n">${count(p.ok)}</td><td class="n">${count(p.invalid)}</td><td class="n">${count(p.error)}</td>`
         + `<td title="${e(when(p.last_success_at))}">${e(ago(p.last_success_age_seconds))}</td><td class="n">${count(p.items_rejected)}</td>`
-        + `<td class="n">${p.drift ? `${count(p.drift.unmodelled)} of ${count(p.drift.paths)}` : '<span class="muted">–</span>'}</td></tr>`,
+        + `<td class="n">${p.drift ? `${count(p.drift.unmodelled)} / ${count(p.drift.missing)} / ${count(p.drift.failing)}` : '<span class="muted">–</span>'}</td></tr>`,
     ),
     'No scope synced yet.',
   );

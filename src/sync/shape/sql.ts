@@ -13,11 +13,6 @@ export interface ShapePathRow {
   example: string | null;
 }
 
-export interface StoredShapePath extends ShapePathRow {
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-}
-
 /**
  * Adds a run's counts to pitwall.shape_paths: the types seen are merged and the counts added.
  * Rows are written in key order, so two runs flushing at once lock them in the same order.
@@ -58,17 +53,11 @@ export async function upsertShapePaths(pool: pg.Pool, runId: number | null, rows
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-export async function loadShapePaths(pool: pg.Pool): Promise<StoredShapePath[]> {
-  const { rows } = await queryWithRetry<{
-    endpoint: string;
-    path: string;
-    json_types: string[];
-    seen: string;
-    modelled: boolean;
-    example: string | null;
-    first_seen_at: Date;
-    last_seen_at: Date;
-  }>(pool, `SELECT endpoint, path, json_types, seen, modelled, example, first_seen_at, last_seen_at FROM pitwall.shape_paths`);
+export async function loadShapePaths(pool: pg.Pool): Promise<ShapePathRow[]> {
+  const { rows } = await queryWithRetry<{ endpoint: string; path: string; json_types: string[]; seen: string; modelled: boolean; example: string | null }>(
+    pool,
+    `SELECT endpoint, path, json_types, seen, modelled, example FROM pitwall.shape_paths`,
+  );
   return rows.map((r) => ({
     endpoint: r.endpoint,
     path: r.path,
@@ -76,8 +65,6 @@ export async function loadShapePaths(pool: pg.Pool): Promise<StoredShapePath[]> 
     seen: Number(r.seen),
     modelled: r.modelled,
     example: r.example,
-    firstSeenAt: r.first_seen_at,
-    lastSeenAt: r.last_seen_at,
   }));
 }
 
