@@ -4,7 +4,7 @@ import { ConfigError } from './api/errors.js';
 import { EXIT, UsageError, type CommandContext, type CommandModule } from './commands/context.js';
 import { CONFIG_VARIABLES } from './config.js';
 import { WarehouseUnavailableError } from './db/warehouse-unavailable.js';
-import { redact, urlPassword } from './secrets.js';
+import { redact, secretsOf } from './secrets.js';
 
 /**
  * The command line: the only module that reads process.argv, installs signal handlers or sets
@@ -109,7 +109,7 @@ function trapSignals(controller: AbortController): () => void {
 
 export async function main(argv: string[]): Promise<void> {
   const [name, ...args] = argv;
-  const secrets = [process.env.MRP_API_KEY ?? '', urlPassword(process.env.DATABASE_URL)].filter(Boolean);
+  const secrets = secretsOf({ apiKey: process.env.MRP_API_KEY, httpToken: process.env.PITWALL_HTTP_TOKEN, databaseUrl: process.env.DATABASE_URL });
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     write(usage());
     process.exitCode = name ? EXIT.ok : EXIT.usage;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { ConfigError, type ConfigIssue } from './api/errors.js';
-import { maskUrl } from './secrets.js';
+import { maskUrl, secretsOf } from './secrets.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -329,25 +329,10 @@ export function loadConfig<R extends OptionalKey = never>(
   return Object.freeze(result.data) as ConfigWith<R>;
 }
 
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
 /**
  * The secret strings a config holds (the API key, the HTTP token, the database password), for the logger's
  * and the errors' redaction.
  */
 export function configSecrets(config: Config): string[] {
-  const secrets: string[] = [];
-  if (config.apiKey) secrets.push(config.apiKey);
-  if (config.httpToken) secrets.push(config.httpToken);
-  if (config.databaseUrl) {
-    const password = new URL(config.databaseUrl).password;
-    if (password) secrets.push(password, safeDecode(password));
-  }
-  return secrets;
+  return secretsOf(config);
 }

@@ -24,13 +24,32 @@ export function maskUrl(url: string): string {
   return url.slice(0, authorityStart) + masked + rest.slice(authority.length);
 }
 
-/** The password of a connection URL, decoded, or '' when it has none or the URL does not parse. */
-export function urlPassword(url: string | undefined): string {
+/**
+ * The secrets among pitwall's settings (the API key, the HTTP token, the database password as
+ * written and decoded), for the logger's and the errors' redaction: from a parsed config, or from
+ * the raw environment when the CLI reports a command that failed before its config was read.
+ */
+export function secretsOf(values: { apiKey?: string | undefined; httpToken?: string | undefined; databaseUrl?: string | undefined }): string[] {
+  const secrets = [values.apiKey, values.httpToken].filter((s): s is string => !!s);
+  const password = rawPassword(values.databaseUrl);
+  if (password) secrets.push(password, safeDecode(password));
+  return secrets;
+}
+
+function rawPassword(url: string | undefined): string {
   if (!url) return '';
   try {
-    return decodeURIComponent(new URL(url).password);
+    return new URL(url).password;
   } catch {
     return '';
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }
 
@@ -39,7 +58,7 @@ export function urlPassword(url: string | undefined): string {
  * key is not a coincidence. A shorter one (`MRP_API_KEY=x`) is masked only where it stands as a
  * value, or else every "x" of "database does not exist" would go with it.
  */
-export const MASK_ANYWHERE_MIN_LENGTH = 8;
+const MASK_ANYWHERE_MIN_LENGTH = 8;
 
 /**
  * Every form in which a secret can end up in text we emit: as written, URL-encoded (it travels
@@ -82,15 +101,29 @@ function valuePattern(form: string): RegExp {
   return new RegExp(contexts.join('|'), 'g');
 }
 
+/** Per form of a secret: the text replaced everywhere (a long one), or the pattern of its places as a value. */
+type RedactionPlan = ReadonlyArray<string | RegExp>;
+
+/** Plans by secrets list: the logger redacts every line with the same list, so its patterns compile once. */
+const plans = new WeakMap<readonly string[], RedactionPlan>();
+
+function planFor(secrets: readonly string[]): RedactionPlan {
+  let plan = plans.get(secrets);
+  if (!plan) {
+    plan = secretForms(secrets).map((form) => (form.length >= MASK_ANYWHERE_MIN_LENGTH ? form : valuePattern(form)));
+    plans.set(secrets, plan);
+  }
+  return plan;
+}
+
 /**
  * `text` with each secret replaced by `[redacted]`: everywhere for a long secret, where it
  * stands as a value for a short one (see MASK_ANYWHERE_MIN_LENGTH).
  */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const form of secretForms(secrets)) {
-    out = form.length >= MASK_ANYWHERE_MIN_LENGTH ? out.replaceAll(form, REDACTED) : out.replace(valuePattern(form), REDACTED);
-  }
+  // A global RegExp keeps its lastIndex between calls, but String.replace resets it.
+  for (const form of planFor(secrets)) out = typeof form === 'string' ? out.replaceAll(form, REDACTED) : out.replace(form, REDACTED);
   return out;
 }
 

@@ -66,13 +66,14 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
     logger.info({ abandoned }, 'runs left running by dead processes marked abandoned');
     for (const [job, at] of Object.entries(await lastSuccesses(deps.pool))) metrics.setLastSuccess(job as JobName, at);
     if (config.httpPort !== undefined) {
+      const secrets = configSecrets(config);
       server = await startObservabilityServer({
         port: config.httpPort,
         ...(options.httpHost !== undefined ? { host: options.httpHost } : {}),
         health,
         registry: metrics.registry,
         logger,
-        status: () => loadStatusPage(deps.pool, { secrets: configSecrets(config) }),
+        status: () => loadStatusPage(deps.pool, { secrets }),
         ...(config.httpToken !== undefined ? { token: config.httpToken } : {}),
       });
       logger.info({ url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');
