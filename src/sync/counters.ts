@@ -38,7 +38,7 @@ export class RunCounters {
   readonly scopes: ScopeCounts = { loaded: 0, unchanged: 0, invalid: 0, failed: 0 };
   requests = 0;
   retries = 0;
-  /** Distinct unmodelled fields seen, per endpoint; set from the run's ShapeTracker. */
+  /** Distinct unmodelled fields seen, per endpoint: set once, at the end of a run, from its ShapeTracker. */
   unknownFields: Partial<Record<string, number>> = {};
   repairedBodies = 0;
 
@@ -65,9 +65,6 @@ export class RunCounters {
     this.scopes.failed += other.scopes.failed;
     this.requests += other.requests;
     this.retries += other.retries;
-    for (const [name, n] of Object.entries(other.unknownFields)) {
-      this.unknownFields[name] = Math.max(this.unknownFields[name] ?? 0, n ?? 0);
-    }
     this.repairedBodies += other.repairedBodies;
   }
 
