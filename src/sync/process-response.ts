@@ -53,6 +53,13 @@ export class EnvelopeError extends Error {
   override readonly name = 'EnvelopeError';
 }
 
+/** The response's main list; a body without it is rejected whole. */
+export function itemsOf(ep: Endpoint, body: Record<string, unknown>): unknown[] {
+  const items = body[ep.arrayKey];
+  if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
+  return items;
+}
+
 /**
  * Turns one valid response into warehouse rows. The rows of every table it touches, the deletes
  * of the scopes it covers, its rejects and its sync_state row commit in one transaction, so a
@@ -74,8 +81,7 @@ export async function processResponse(
   // Counted before the envelope check, so a body whose list key changed shows up in the shape
   // report; an unchanged body (always one that loaded before) is not walked again.
   if (!unchanged) ctx.shapes?.record(ep, body);
-  const items = body[ep.arrayKey];
-  if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
+  const items = itemsOf(ep, body);
 
   // An unchanged response is not extracted unless its children need its seeds: validating and
   // shaping the items is most of a response's CPU time, and a re-sync is mostly unchanged

@@ -10,7 +10,7 @@ import { DimensionCache } from './dimension-cache.js';
 import { childrenOf, endpoint, ENDPOINTS, type Endpoint, type EndpointName, type Params } from './endpoints.js';
 import { JOB_NAMES } from './jobs.js';
 import { decompressBody } from './kept-body.js';
-import { EnvelopeError, processResponse, type ProcessContext } from './process-response.js';
+import { EnvelopeError, itemsOf, processResponse, type ProcessContext } from './process-response.js';
 import { isScopeDataError } from './scope-data-error.js';
 import { tryJobLocks } from './sql/job-lock.js';
 import { latestResponses, type KeptResponse } from './sql/responses.js';
@@ -167,11 +167,7 @@ async function rebuildScope(ctx: ProcessContext, ep: Endpoint, kept: KeptRespons
   const params: Params = Object.fromEntries(new URLSearchParams(kept.params));
   try {
     const body = JSON.parse(await decompressBody(kept.body, kept.encoding)) as Record<string, unknown>;
-    if (!loadIt) {
-      const items = body[ep.arrayKey];
-      if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
-      return ep.extract(items, params, body).seeds;
-    }
+    if (!loadIt) return ep.extract(itemsOf(ep, body), params, body).seeds;
     return await processResponse(ctx, ep, params, kept.params, body, null, { kept: { responseHash: kept.responseHash } });
   } catch (err) {
     if (!(err instanceof EnvelopeError || err instanceof SyntaxError || isScopeDataError(err))) throw err;
