@@ -2,7 +2,7 @@ import type pg from 'pg';
 
 import { tableMeta } from '../db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
-import { endpointStates, failingScopes, jobStates, recentRuns, type EndpointState, type FailingScope, type JobState } from '../observability/status-queries.js';
+import { endpointStates, failingScopes, jobStates, recentRuns, type EndpointCounts, type FailingScope, type JobState } from '../observability/status-queries.js';
 import { loadDrift } from '../sync/shape/load.js';
 import { driftCounts, type DriftKind } from '../sync/shape/report.js';
 
@@ -15,7 +15,7 @@ export interface StatusReport {
   /** Per warehouse table: when a row's content last changed (newest `_synced_at`); null when empty. */
   freshness: Array<{ table: string; newest_synced_at: string | null }>;
   runs: Array<{ run_id: number; job: string; trigger: string; status: string; started_at: string; finished_at: string | null; requests: number; rows_written: number; error: string | null }>;
-  endpoints: Array<Omit<EndpointState, 'last_run_id'>>;
+  endpoints: EndpointCounts[];
   failing: FailingScope[];
   rejects: Array<{ endpoint: string; params: string; reason: string; created_at: string }>;
   /** The shape report in one line, and its path counts per endpoint (see `pitwall drift`). */

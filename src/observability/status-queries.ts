@@ -82,6 +82,9 @@ export interface EndpointState {
   last_run_id: number | null;
 }
 
+/** An endpoint's scopes by status, as the status command and page show them. */
+export type EndpointCounts = Omit<EndpointState, 'last_run_id'>;
+
 /** Every endpoint's scopes by status: one pass over sync_state (a row per request scope). */
 export async function endpointStates(db: pg.Pool): Promise<EndpointState[]> {
   const { rows } = await db.query<EndpointState>(

@@ -6,7 +6,7 @@ import { redact } from '../../secrets.js';
 import { ENDPOINTS } from '../../sync/endpoints.js';
 import { loadDrift } from '../../sync/shape/load.js';
 import { driftCounts, type DriftKind } from '../../sync/shape/report.js';
-import { endpointStates, failingScopes, jobStates, recentRuns, recentRunsPerJob, type RunRow } from '../status-queries.js';
+import { endpointStates, failingScopes, jobStates, recentRuns, recentRunsPerJob, type EndpointCounts, type FailingScope, type RunRow } from '../status-queries.js';
 
 /** What `/` shows and `/status.json` returns. Timestamps are ISO 8601 (UTC); ages are seconds at `generated_at`. */
 export interface StatusPageData {
@@ -25,19 +25,12 @@ export interface StatusPageData {
 /** A run as the page shows it: times as ISO text, the error masked. */
 export type PageRun = RunRow;
 
-export interface PageEndpoint {
-  endpoint: string;
-  scopes: number;
-  ok: number;
-  invalid: number;
-  error: number;
-  last_success_at: string | null;
+export interface PageEndpoint extends EndpointCounts {
   last_success_age_seconds: number | null;
   /** Items refused by validation, every run so far. */
   items_rejected: number;
   /** Failing scopes, most recent first, at most FAILING_PER_ENDPOINT. */
-  failing: Array<{ params: string; status: string; last_error: string | null; last_attempt_at: string | null }>;
-  /** JSON paths seen in its responses, and how many of them no column models. */
+  failing: Array<Omit<FailingScope, 'endpoint'>>;
   /** The shape report's counts, as `pitwall drift`, `status` and the metrics gauge give them. */
   drift: Record<DriftKind, number> | null;
 }
@@ -183,12 +176,8 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
   }
   const lastStatus = new Map(jobs.map((j) => [j.job, j.status]));
 
-  const pageEndpoints: PageEndpoint[] = endpoints.map((e) => ({
-    endpoint: e.endpoint,
-    scopes: e.scopes,
-    ok: e.ok,
-    invalid: e.invalid,
-    error: e.error,
+  const pageEndpoints: PageEndpoint[] = endpoints.map(({ last_run_id: _run, ...e }) => ({
+    ...e,
     last_success_at: iso(e.last_success_at),
     last_success_age_seconds: ageSeconds(iso(e.last_success_at), now),
     items_rejected: rejected.get(e.endpoint) ?? 0,
