@@ -1,4 +1,5 @@
 import { FAULT_KINDS, type FaultKind } from './options.js';
+import { withoutParams } from './transport-params.js';
 
 /**
  * Counts of the API requests the simulator received, for tests that assert how a client walked
@@ -19,8 +20,7 @@ export interface RequestLog {
  * Names are dropped case-insensitively, so a `Key=` typo cannot leak the key into the log.
  */
 export function canonicalRequest(path: string, query: URLSearchParams, omit: readonly string[] = []): string {
-  const drop = new Set(['key', ...omit].map((n) => n.toLowerCase()));
-  const params = new URLSearchParams([...query].filter(([name]) => !drop.has(name.toLowerCase())));
+  const params = withoutParams(query, ['key', ...omit.map((n) => n.toLowerCase())]);
   params.sort();
   const text = params.toString();
   return text === '' ? path : `${path}?${text}`;

@@ -5,8 +5,8 @@
  * the world already reads its filter names.
  */
 
-export const TRANSPORT_PARAMS = ['key', 'jsoncallback'] as const;
-export type TransportParam = (typeof TRANSPORT_PARAMS)[number];
+const TRANSPORT_PARAMS = ['key', 'jsoncallback'] as const;
+type TransportParam = (typeof TRANSPORT_PARAMS)[number];
 
 /** The first value of `name` in `query`, whatever the case of its spelling; null when absent. */
 export function transportParam(query: URLSearchParams, name: TransportParam): string | null {
@@ -14,8 +14,11 @@ export function transportParam(query: URLSearchParams, name: TransportParam): st
   return null;
 }
 
-/** `query` without its transport parameters, in any spelling. */
-export function withoutTransportParams(query: URLSearchParams): URLSearchParams {
-  const transport = new Set<string>(TRANSPORT_PARAMS);
-  return new URLSearchParams([...query].filter(([name]) => !transport.has(name.toLowerCase())));
+/** `query` without the parameters `names` (lower case), in any spelling. */
+export function withoutParams(query: URLSearchParams, names: readonly string[]): URLSearchParams {
+  const drop = new Set(names);
+  return new URLSearchParams([...query].filter(([name]) => !drop.has(name.toLowerCase())));
 }
+
+/** `query` without its transport parameters, in any spelling. */
+export const withoutTransportParams = (query: URLSearchParams): URLSearchParams => withoutParams(query, TRANSPORT_PARAMS);
