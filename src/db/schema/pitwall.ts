@@ -32,6 +32,11 @@ export const syncRuns = pitwall.table(
     error: text('error'),
     host: text('host'),
     pid: integer('pid'),
+    /** Written every few seconds while the run goes; a running run whose heartbeat is stale and whose lock is free is dead. */
+    heartbeat_at: tstz('heartbeat_at'),
+    /** Request scopes finished so far, and known so far (the walk discovers them as it goes). */
+    scopes_done: integer('scopes_done').notNull().default(0),
+    scopes_total: integer('scopes_total').notNull().default(0),
   },
   (t) => [index('sync_runs_job_started_idx').on(t.job, t.started_at)],
 );
