@@ -4,24 +4,31 @@
 # The Node version is .nvmrc's; keep the two in step.
 ARG NODE_VERSION=20.20.2
 
-# Stage 1: compile src/ to dist/ (needs the dev dependencies: TypeScript).
+# Stage 1: the package, as `npm pack` makes it for anyone (its prepack compiles src/ to dist/,
+# which needs the dev dependencies: TypeScript).
 # `npm install` with the committed lockfile, as .ci/run does: `npm ci` refuses this lockfile for
 # lacking optional platform binaries the registry does not serve; the versions resolved are the same.
-FROM node:${NODE_VERSION}-bookworm-slim AS build
-WORKDIR /app
+FROM node:${NODE_VERSION}-bookworm-slim AS pack
+WORKDIR /build
 COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json README.md CHANGELOG.md ./
+COPY bin ./bin
 COPY src ./src
-RUN npm run build
+COPY migrations ./migrations
+COPY docs ./docs
+RUN npm pack --pack-destination /pkg && mv /pkg/pitwall-*.tgz /pkg/pitwall.tgz
 
-# Stage 2: production dependencies only (no TypeScript, vitest, drizzle-kit, pino-pretty).
-FROM node:${NODE_VERSION}-bookworm-slim AS deps
+# Stage 2: the packed package unpacked, with its production dependencies at the lockfile's
+# versions (the tarball carries no lockfile; installed bare, it would resolve afresh).
+FROM node:${NODE_VERSION}-bookworm-slim AS install
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY --from=pack /pkg/pitwall.tgz /tmp/pitwall.tgz
+COPY --from=pack /build/package-lock.json ./
+RUN tar -xzf /tmp/pitwall.tgz --strip-components=1 --no-same-owner && rm /tmp/pitwall.tgz
 RUN npm install --omit=dev --no-audit --no-fund
 
-# Stage 3: what runs. bin/pitwall.js loads dist/ when it is present, so tsx is never used here.
+# Stage 3: what runs: the installed package alone (no src/, no TypeScript, no tsx), without npm's cache.
 FROM node:${NODE_VERSION}-bookworm-slim
 # The V8 heap cap: without one, V8 sizes its heap from the host's memory and lets the old
 # generation grow to about four times what is live between collections. A full sync of the
@@ -33,11 +40,7 @@ ENV NODE_ENV=production \
     NODE_OPTIONS=--max-old-space-size=512 \
     PITWALL_DATA_DIR=/data
 WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-COPY package.json ./
-COPY bin ./bin
-COPY migrations ./migrations
+COPY --from=install /app ./
 RUN mkdir -p /data && chown node:node /data
 USER node
 # The worker stops gracefully on SIGTERM (the default stop signal) within PITWALL_SHUTDOWN_TIMEOUT_MS.

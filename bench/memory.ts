@@ -114,8 +114,8 @@ async function syncOnce(
       status: summary.status ?? 'unknown',
       peakRssMb,
       wallMs,
-      // bin/pitwall.js itself prefers a dist/ when there is one.
-      runtime: opts.runtime === 'tsx' && !existsSync(join(ROOT, 'dist/cli.js')) ? 'tsx' : 'dist',
+      // A checkout's bin/pitwall.js runs the sources through tsx, whether or not a dist/ is built.
+      runtime: opts.runtime,
       nodeOptions,
       concurrency: opts.concurrency,
     };

@@ -99,6 +99,8 @@ export interface ConfigVariable {
   description: string;
   /** Phrase completing "expected …" in an error message. */
   expected: string;
+  /** Said after "required, not set" to whoever meets the setting first: what it is, and how to go without. */
+  whenMissing?: string;
   secret?: boolean;
   url?: boolean;
 }
@@ -119,6 +121,7 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     secret: true,
     description: 'MyRacePass API key. Required by commands that call the upstream; never logged.',
     expected: 'a non-empty key',
+    whenMissing: "the MyRacePass API key of your site, which MyRacePass issues; `npm run demo` and `pitwall simulate` (the API's simulator) need none",
   },
   databaseUrl: {
     env: 'DATABASE_URL',
@@ -321,7 +324,7 @@ export function loadConfig<R extends OptionalKey = never>(
   for (const key of options.require ?? []) {
     const variable = CONFIG_VARIABLES.find((v) => v.key === key);
     if (variable && raw[key] === undefined) {
-      issues.push({ variable: variable.env, message: 'required, not set' });
+      issues.push({ variable: variable.env, message: ['required, not set', variable.whenMissing].filter(Boolean).join(': ') });
     }
   }
   if (issues.length > 0 || !result.success) throw new ConfigError(issues);

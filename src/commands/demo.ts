@@ -14,6 +14,16 @@ import { createProgressReporter } from './progress.js';
 const SCALES: readonly Scale[] = ['tiny', 'small', 'medium'];
 
 /**
+ * What the demo suggests next, as the README's quick start does (test/install/packed.test.ts runs
+ * both from an installed package). Named columns, not `SELECT *`: the tables' raw JSON and the
+ * views' dozen columns would wrap in a 120-column terminal. The recipe takes no parameter, so it
+ * answers for every scale and seed.
+ */
+const FOLLOW_UP_QUERY =
+  'SELECT schedule_name, class_name, driver_name, point_total, wins FROM analytics.current_standings WHERE latest_season AND position = 1 ORDER BY 1, 2';
+const FOLLOW_UP_RECIPE = 'feature-wins-this-season';
+
+/**
  * `pitwall demo [--scale small] [--seed 7] [--dir DIR]`: the first five minutes in one command.
  * Starts the simulator in this process, syncs it into a fresh embedded warehouse (DIR, by
  * default PITWALL_DATA_DIR/demo; DATABASE_URL is ignored, so a real database is never touched),
@@ -74,8 +84,8 @@ export async function run(ctx: CommandContext): Promise<number> {
           ),
           '',
           'Query it (views in schema analytics, tables in mrp; docs/cookbook.md has more):',
-          `  PITWALL_DATA_DIR=${where} npx pitwall sql "SELECT * FROM analytics.current_standings WHERE latest_season AND position <= 3"`,
-          `  PITWALL_DATA_DIR=${where} npx pitwall sql --recipe feature-wins-this-season`,
+          `  PITWALL_DATA_DIR=${where} npx pitwall sql "${FOLLOW_UP_QUERY}"`,
+          `  PITWALL_DATA_DIR=${where} npx pitwall sql --recipe ${FOLLOW_UP_RECIPE}`,
           'Attach psql or a BI tool (DBeaver, Metabase, Grafana):',
           `  PITWALL_DATA_DIR=${where} npx pitwall serve-sql --port 5433`,
         ].join('\n'),

@@ -24,8 +24,6 @@ describe('the deployment files', () => {
     expect(jsonLine(dockerfile, 'ENTRYPOINT')).toEqual(['node', 'bin/pitwall.js']);
     expect(jsonLine(dockerfile, 'CMD')).toEqual(['worker']);
     expect(dockerfile).toMatch(/^USER node$/m);
-    expect(dockerfile).toMatch(/^RUN npm run build$/m);
-    expect(JSON.parse(read('package.json')).scripts.build).toBe('tsc -p tsconfig.build.json');
     expect(dockerfile).toMatch(/^RUN npm install --omit=dev/m);
     expect(/^ARG NODE_VERSION=(\S+)$/m.exec(dockerfile)?.[1]).toBe(read('.nvmrc').trim());
   });
