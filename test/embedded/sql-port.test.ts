@@ -74,4 +74,10 @@ describe('the embedded server port', () => {
     expect(both.code).toBe(2);
     expect(both.stderr).toBe('pitwall: --port is another name for --sql-port: give one of them\n');
   });
+
+  it('out of range, is refused like any setting, naming the variable', async () => {
+    const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir, PITWALL_SQL_PORT: '70000' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('PITWALL_SQL_PORT: expected an integer from 1 to 65535, got "70000"');
+  });
 });
