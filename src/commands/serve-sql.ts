@@ -17,6 +17,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (values.port !== undefined && sqlPort !== undefined && values.port !== sqlPort) {
     throw new UsageError('--port is another name for --sql-port: give one of them');
   }
+  if (values.port !== undefined && !/^\d+$/.test(values.port)) throw new UsageError('--port must be a port number');
   const config = loadConfig(ctx.env, configFlags({ ...values, 'sql-port': sqlPort ?? values.port }));
   if (config.databaseUrl) {
     throw new UsageError('serve-sql serves the embedded warehouse; with DATABASE_URL set, point psql and BI tools at that server (pitwall grant-readonly <role> makes a read-only role)');

@@ -35,8 +35,7 @@ export function clusterPlace(dir: string, user: ServerUser | null, clustersDir =
   const link = join(dir, POSTGRES_SUBDIR);
   const linked = linkTarget(link);
   if (linked) {
-    // A home swept away while its directory still linked to it is made again: initdb follows.
-    if (linked.startsWith(`${clustersDir}/`)) ensureHome(dirname(linked), dir);
+    if (linked.startsWith(`${clustersDir}/`)) adopt(dirname(linked), dir);
     return { data: linked };
   }
   if (!user) return { data: link };
@@ -48,12 +47,20 @@ export function clusterPlace(dir: string, user: ServerUser | null, clustersDir =
       `move the warehouse directory outside ${blocked.at}, run pitwall as another user, or set DATABASE_URL`,
     );
   }
-  const home = join(clustersDir, homeName(dir));
+  const home = freeHome(clustersDir, dir);
   const data = join(home, POSTGRES_SUBDIR);
   // The link first, then the home: a home never exists without the link naming it, so a
   // sweep running beside this never takes a new cluster for an orphan.
   symlinkSync(data, link);
-  ensureHome(home, dir);
+  try {
+    ensureHome(home, dir);
+  } catch (err) {
+    rmSync(link, { force: true });
+    throw new EmbeddedServerError(
+      `the embedded PostgreSQL runs as user ${user.name} (it refuses to run as root), which cannot reach ${dir} (${blocked.at} is mode ${blocked.mode.toString(8)}), and its cluster cannot be kept in ${clustersDir} either: ${(err as Error).message}`,
+      `set PITWALL_DATA_DIR to a directory outside ${blocked.at}, run pitwall as another user, or set DATABASE_URL`,
+    );
+  }
   return {
     data,
     notice: `the embedded PostgreSQL runs as ${user.name}, which cannot reach ${dir} (${blocked.at} is mode ${blocked.mode.toString(8)}); its data is kept in ${home} (linked from ${link})`,
@@ -127,9 +134,37 @@ function linkTarget(path: string): string | null {
   return resolve(dirname(path), readlinkSync(path));
 }
 
+/**
+ * A home for `dir`'s new cluster: named by its path's hash, with a suffix when that name is
+ * taken: by a directory moved away from this path (see adopt), or by the cluster of a directory
+ * deleted and made again at this path, which the sweep removes and which must not come back.
+ */
+function freeHome(clustersDir: string, dir: string): string {
+  const base = join(clustersDir, homeName(dir));
+  for (let n = 1; ; n++) {
+    const home = n === 1 ? base : `${base}-${n}`;
+    if (!existsSync(home)) return home;
+  }
+}
+
 /** A short name for a warehouse directory, the same for every path that leads to it. */
 function homeName(dir: string): string {
   return createHash('sha256').update(realpathSync(dir)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Makes the home of a linked cluster name `dir` again. A home swept away while its directory
+ * still linked to it is made again (initdb follows). A directory moved (`mv`) keeps its link,
+ * and its first open here points the back-reference at its new path, so that a later sweep does
+ * not take the cluster for an orphan; a copy of a directory whose original still links to the
+ * cluster leaves the back-reference with the original.
+ */
+function adopt(home: string, dir: string): void {
+  if (!existsSync(join(home, BACK_REFERENCE))) return ensureHome(home, dir);
+  const named = readFileSync(join(home, BACK_REFERENCE), 'utf8').trim();
+  if (named === realpathSync(dir) || linkTarget(join(named, POSTGRES_SUBDIR)) === join(home, POSTGRES_SUBDIR)) return;
+  writeFileSync(join(home, `${BACK_REFERENCE}.new`), `${realpathSync(dir)}\n`);
+  renameSync(join(home, `${BACK_REFERENCE}.new`), join(home, BACK_REFERENCE));
 }
 
 /** The home and its back-reference, made under a dot name and renamed: never seen half-written. */

@@ -80,8 +80,6 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
   const user = serverUser();
   const tools: PgTools = { user, bin: postgresBinaries(user) };
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // Clusters kept outside their warehouse directory (root only) whose directory is gone.
-  if (user) await sweepOrphanClusters(tools);
   const opened = await withDataDirLock(dir, options.purpose, async () => {
     const place = clusterPlace(dir, user);
     const layout: Layout = { dir, data: place.data, tools };
@@ -97,6 +95,10 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
     return { layout, port, started: running === null, password, notice: place.notice };
   });
   const { layout, port, started, password, notice } = opened;
+  // Clusters kept outside their warehouse directory (root only) whose directory is gone; after
+  // this directory's own cluster is placed, so that a directory just moved takes its cluster back
+  // (cluster-home.ts) before it could look orphaned.
+  if (user) await sweepOrphanClusters(tools);
   const url = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   let closed: Promise<void> | undefined;
   return {

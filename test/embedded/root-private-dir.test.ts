@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -24,6 +24,9 @@ async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 50 && alive(pid); i++) await sleep(100);
   return !alive(pid);
 }
+
+// Each of these starts several pitwall processes, some with an initdb: on a busy two-core machine, minutes.
+const SLOW_MS = 240_000;
 
 // As root (containers, CI runners, this project's own CI) the server runs as postgres or
 // nobody, who cannot pass through a mode-700 directory such as /root or one made by mktemp -d.
@@ -60,7 +63,7 @@ describe('a warehouse directory inside a mode-700 directory', () => {
     const events = await runCli(['sql', '--csv', 'SELECT count(*) AS n FROM mrp.events'], env);
     expect(events.stdout).toBe(`n\n${sim.world.truth().events.length}\n`);
     expect(events.stderr).toBe('');
-  });
+  }, SLOW_MS);
 
   it('once removed, leaves no cluster: the next embedded open stops and removes it', async () => {
     const cli = await serving({ PITWALL_DATA_DIR: dir }, 60_000);
@@ -78,7 +81,35 @@ describe('a warehouse directory inside a mode-700 directory', () => {
     }
     expect(await gone(postmaster)).toBe(true);
     expect(existsSync(dirname(data))).toBe(false);
+  }, SLOW_MS);
+});
+
+describe('a warehouse directory moved inside a mode-700 directory', () => {
+  const parent = mkdtempSync(join(tmpdir(), 'pitwall-private-moved-'));
+  afterAll(async () => {
+    rmSync(parent, { recursive: true, force: true });
+    // Its cluster is an orphan now: the next open, of any warehouse, removes it.
+    const other = copyEmbeddedTemplate();
+    await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: other });
+    rmSync(other, { recursive: true, force: true });
   });
+
+  it('keeps its data: its first open at the new path takes the cluster back before any sweep', async () => {
+    const [before, after] = [join(parent, 'before'), join(parent, 'after')];
+    expect((await runCli(['sql', 'CREATE TABLE public.kept (n int); INSERT INTO public.kept VALUES (17)'], { PITWALL_DATA_DIR: before })).code).toBe(0);
+    renameSync(before, after);
+    expect((await runCli(['sql', '--csv', 'SELECT n FROM public.kept'], { PITWALL_DATA_DIR: after })).stdout).toBe('n\n17\n');
+    const other = copyEmbeddedTemplate();
+    try {
+      expect((await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: other })).code).toBe(0);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+    expect((await runCli(['sql', '--csv', 'SELECT n FROM public.kept'], { PITWALL_DATA_DIR: after })).stdout).toBe('n\n17\n');
+    // A new directory at the old path gets a cluster of its own.
+    const fresh = await runCli(['sql', '--csv', "SELECT to_regclass('public.kept') IS NULL AS empty"], { PITWALL_DATA_DIR: before });
+    expect(fresh.stdout).toBe('empty\nt\n');
+  }, SLOW_MS);
 });
 
 describe("the PostgreSQL binaries of a package inside a mode-700 directory", () => {
