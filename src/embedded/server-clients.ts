@@ -64,7 +64,7 @@ function readEntry(path: string): ClientEntry | null {
 }
 
 /** Whether `pid` is still the process that wrote `entry`: alive, and not a later process given the same pid. */
-export function sameProcess(pid: number, entry: ClientEntry | null): boolean {
+function sameProcess(pid: number, entry: ClientEntry | null): boolean {
   if (!alive(pid)) return false;
   if (!entry?.startTime) return true;
   const now = processStartTime(pid);
