@@ -95,10 +95,12 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
     return { layout, port, started: running === null, password, notice: place.notice };
   });
   const { layout, port, started, password, notice } = opened;
+  const startMs = Math.round(performance.now() - began);
   // Clusters kept outside their warehouse directory (root only) whose directory is gone; after
   // this directory's own cluster is placed, so that a directory just moved takes its cluster back
-  // (cluster-home.ts) before it could look orphaned.
-  if (user) await sweepOrphanClusters(tools);
+  // (cluster-home.ts) before it could look orphaned. Housekeeping: a failure here is left for
+  // the next open to retry, never this command's.
+  if (user) await sweepOrphanClusters(tools).catch(() => undefined);
   const url = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   let closed: Promise<void> | undefined;
   return {
@@ -107,7 +109,7 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
     dir,
     started,
     notice,
-    startMs: Math.round(performance.now() - began),
+    startMs,
     close: () => (closed ??= withDataDirLock(dir, `${options.purpose} (leaving)`, () => leave(layout, url))),
   };
 }
