@@ -6,7 +6,7 @@ const CAUSES: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'operation not permitted',
   ENOTDIR: 'a part of the path is a file, not a directory',
-  EEXIST: 'it is a file, not a directory',
+  EEXIST: 'a file stands where a directory should be',
   ENOSPC: 'no space left on device',
   EDQUOT: 'disk quota exceeded',
 };

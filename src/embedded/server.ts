@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 import pg from 'pg';
 
@@ -79,6 +79,10 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
   const began = performance.now();
   const user = serverUser();
   const tools: PgTools = { user, bin: postgresBinaries(user) };
+  // Only the warehouse directory itself is private: directories made on the way to it (the
+  // demo's `.pitwall/demo` makes `.pitwall`) get the usual mode, so that as root they do not
+  // stand between the server's user and a directory it could otherwise reach.
+  mkdirSync(dirname(dir), { recursive: true });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const opened = await withDataDirLock(dir, options.purpose, async () => {
     const place = clusterPlace(dir, user);

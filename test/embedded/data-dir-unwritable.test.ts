@@ -21,7 +21,11 @@ describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
     const dir = join(tmp, 'file', 'warehouse');
     const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir });
     expect(r.code).toBe(1);
-    expect(r.stderr.trim().split('\n')).toEqual(oneLine(dir, 'a part of the path is a file, not a directory (ENOTDIR)'));
+    expect(r.stderr.trim().split('\n')).toEqual(oneLine(dir, 'a file stands where a directory should be (EEXIST)'));
+    const deeper = join(tmp, 'file', 'data', 'warehouse');
+    const r2 = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: deeper });
+    expect(r2.code).toBe(1);
+    expect(r2.stderr.trim().split('\n')).toEqual(oneLine(deeper, 'a part of the path is a file, not a directory (ENOTDIR)'));
   });
 
   it('on a read-only file system, with a warehouse in it: one line naming the variable, no stack', async () => {
