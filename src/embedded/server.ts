@@ -102,9 +102,10 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
   const startMs = Math.round(performance.now() - began);
   // Clusters kept outside their warehouse directory (root only) whose directory is gone; after
   // this directory's own cluster is placed, so that a directory just moved takes its cluster back
-  // (cluster-home.ts) before it could look orphaned. Housekeeping: a failure here is left for
+  // (cluster-home.ts) before it could look orphaned. Housekeeping: it runs beside the command
+  // (stopping an orphan's server takes seconds), close() waits for it, and a failure is left for
   // the next open to retry, never this command's.
-  if (user) await sweepOrphanClusters(tools).catch(() => undefined);
+  const sweeping = user ? sweepOrphanClusters(tools).then(() => undefined, () => undefined) : Promise.resolve();
   const url = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   let closed: Promise<void> | undefined;
   return {
@@ -114,7 +115,7 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
     started,
     notice,
     startMs,
-    close: () => (closed ??= withDataDirLock(dir, `${options.purpose} (leaving)`, () => leave(layout, url))),
+    close: () => (closed ??= sweeping.then(() => withDataDirLock(dir, `${options.purpose} (leaving)`, () => leave(layout, url)))),
   };
 }
 
