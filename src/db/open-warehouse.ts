@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Config } from '../config.js';
 import { EmbeddedServerError } from '../embedded/errors.js';
 import { legacyWarehouseNotice } from '../embedded/legacy.js';
-import { openEmbeddedServer } from '../embedded/server.js';
+import { openEmbeddedServer, type EmbeddedServer } from '../embedded/server.js';
 import type { Logger } from '../log.js';
 
 import { migrateDatabase } from './migrate.js';
@@ -21,6 +21,8 @@ export interface Warehouse {
   dir: string | undefined;
   /** Embedded only: whether this process started the server, and how long starting or joining it took. */
   server?: { started: boolean; startMs: number; port: number };
+  /** Embedded only: what was done that a user should know of (its cluster kept outside `dir`), also logged at info. */
+  notice?: string;
   /** Ends the pool and, for `embedded`, leaves the server (the last to leave stops it). Safe to call twice. */
   close(): Promise<void>;
 }
@@ -32,8 +34,6 @@ export interface OpenWarehouseOptions {
   purpose?: string;
   /** Embedded only: a directory other than `config.dataDir` (the demo keeps its own). */
   dir?: string;
-  /** Embedded only: the port to start the server on, when it is not running yet. */
-  port?: number;
   /** Embedded only: empty the warehouse first (the demo's own directory; never DATABASE_URL's). */
   fresh?: boolean;
 }
@@ -55,13 +55,7 @@ export async function openWarehouse(config: Config, logger: Logger, options: Ope
     let closed: Promise<void> | undefined;
     return { kind: 'postgres', pool, url: config.databaseUrl, dir: undefined, close: () => (closed ??= pool.end()) };
   }
-  const dir = options.dir ?? config.dataDir;
-  const notice = legacyWarehouseNotice(dir);
-  if (notice) logger.warn(notice);
-  const server = await openEmbeddedServer({ dir, purpose: options.purpose ?? 'command', ...(options.port ? { port: options.port } : {}) }).catch((err: unknown) => {
-    if (!(err instanceof EmbeddedServerError)) throw err;
-    throw new WarehouseUnavailableError({ warehouse: dir, problem: err.problem, remedy: err.remedy }, { cause: err });
-  });
+  const server = await startEmbedded(config, logger, options);
   const pool = createPool(server.url, { max, logger });
   let closed: Promise<void> | undefined;
   const close = () =>
@@ -79,8 +73,38 @@ export async function openWarehouse(config: Config, logger: Logger, options: Ope
     await close();
     throw err;
   }
-  logger.debug({ dir: server.dir, port: server.port, started: server.started, ms: server.startMs }, 'embedded warehouse open');
-  return { kind: 'embedded', pool, url: server.url, dir: server.dir, server: { started: server.started, startMs: server.startMs, port: server.port }, close };
+  const { started, startMs, port, notice } = server;
+  logger.debug({ dir: server.dir, port, started, ms: startMs }, 'embedded warehouse open');
+  return { kind: 'embedded', pool, url: server.url, dir: server.dir, server: { started, startMs, port }, ...(notice ? { notice } : {}), close };
+}
+
+/**
+ * The embedded warehouse's server, started or joined on the port PITWALL_SQL_PORT asks for; its
+ * failures as a WarehouseUnavailableError, and in the log what a user should know: a PGlite
+ * directory from pitwall 0.1, a cluster kept outside the directory, a server already running on
+ * another port than the one asked for.
+ */
+async function startEmbedded(config: Config, logger: Logger, options: OpenWarehouseOptions): Promise<EmbeddedServer> {
+  const dir = options.dir ?? config.dataDir;
+  const legacy = legacyWarehouseNotice(dir);
+  if (legacy) logger.warn(legacy);
+  const server = await openEmbeddedServer({
+    dir,
+    purpose: options.purpose ?? 'command',
+    setting: options.dir === undefined ? 'PITWALL_DATA_DIR' : 'the warehouse directory',
+    ...(config.sqlPort !== undefined ? { port: config.sqlPort } : {}),
+  }).catch((err: unknown) => {
+    if (!(err instanceof EmbeddedServerError)) throw err;
+    throw new WarehouseUnavailableError({ warehouse: dir, problem: err.problem, remedy: err.remedy }, { cause: err });
+  });
+  if (server.notice) logger.info(server.notice);
+  if (config.sqlPort !== undefined && server.port !== config.sqlPort) {
+    // Joined a server another pitwall process started before PITWALL_SQL_PORT was set (or changed).
+    logger.warn(
+      `the embedded warehouse's server is already running on port ${server.port}, not on PITWALL_SQL_PORT's ${config.sqlPort}; it moves there when every pitwall process and client using it has stopped`,
+    );
+  }
+  return server;
 }
 
 /**
