@@ -8,13 +8,14 @@ import type { Logger } from '../log.js';
 import { RunCounters } from './counters.js';
 import { DimensionCache } from './dimension-cache.js';
 import { childrenOf, endpoint, ENDPOINTS, type Endpoint, type EndpointName, type Params } from './endpoints.js';
+import { startHeartbeat } from './heartbeat.js';
 import { JOB_NAMES } from './jobs.js';
 import { decompressBody } from './kept-body.js';
 import { EnvelopeError, itemsOf, processResponse, type ProcessContext } from './process-response.js';
 import { isScopeDataError } from './scope-data-error.js';
 import { tryJobLocks } from './sql/job-lock.js';
 import { latestResponses, type KeptResponse } from './sql/responses.js';
-import { finishRun, insertRun, markAbandoned, type RunStatus } from './sql/sync-runs.js';
+import { finishRun, insertRun, markAbandoned, type RunScopes, type RunStatus } from './sql/sync-runs.js';
 import { ScopeTouches } from './sql/sync-state.js';
 import { buildSummary, type RunSummary } from './summary.js';
 
@@ -22,6 +23,8 @@ export interface RebuildDeps {
   pool: pg.Pool;
   config: Pick<Config, 'concurrency'>;
   logger: Logger;
+  /** Milliseconds between the run's progress writes to its sync_runs row; HEARTBEAT_INTERVAL_MS otherwise. */
+  heartbeatMs?: number;
 }
 
 export interface RebuildOptions {
@@ -77,10 +80,12 @@ export async function runRebuild(deps: RebuildDeps, options: RebuildOptions = {}
       logger,
       signal: options.signal ? AbortSignal.any([options.signal, lock.lost]) : lock.lost,
     };
+    const scopes = { done: 0, total: 0 };
+    const heartbeat = startHeartbeat(deps.pool, { runId, job: 'rebuild', started, counters, scopes }, logger, deps.heartbeatMs);
     let status: RunStatus = 'succeeded';
     let error: string | undefined;
     try {
-      await rebuildScopes(ctx, selection(options.endpoints), { concurrency: deps.config.concurrency, pageSize: options.pageSize ?? 200, halt });
+      await rebuildScopes(ctx, selection(options.endpoints), { concurrency: deps.config.concurrency, pageSize: options.pageSize ?? 200, halt, scopes });
       await lock.confirm();
       if (stopping.aborted) {
         status = 'interrupted';
@@ -94,8 +99,9 @@ export async function runRebuild(deps: RebuildDeps, options: RebuildOptions = {}
       error = err instanceof Error ? err.message : String(err);
       logger.error({ err: error }, `rebuild ${status}`);
     }
+    await heartbeat.stop();
     const summary = buildSummary(runId, 'rebuild', status, started, counters, error);
-    await finishRun(deps.pool, runId, status, counters.totals(), summary, error ?? null);
+    await finishRun(deps.pool, runId, status, counters.totals(), scopes, summary, error ?? null);
     logger.info({ status, scopes: counters.scopes.loaded, durationMs: summary.durationMs }, 'rebuild finished');
     return summary;
   } finally {
@@ -122,7 +128,7 @@ function selection(names: readonly EndpointName[] | undefined): { load: Set<Endp
 async function rebuildScopes(
   ctx: ProcessContext,
   { load, read }: { load: Set<EndpointName>; read: Set<EndpointName> },
-  run: { concurrency: number; pageSize: number; halt: AbortSignal },
+  run: { concurrency: number; pageSize: number; halt: AbortSignal; scopes: RunScopes },
 ): Promise<void> {
   const limit = pLimit(run.concurrency);
   /** The child scopes the parents' bodies name, by child endpoint. */
@@ -139,6 +145,7 @@ async function rebuildScopes(
       after = page.at(-1)!.params;
       const scopes = page.filter((r) => wanted === null || wanted.has(r.params));
       found += scopes.length;
+      run.scopes.total += scopes.length;
       // Settled, not raced: a fatal error ends the run only once the scopes loading beside it
       // have committed or rolled back.
       const done = await Promise.allSettled(
@@ -146,6 +153,7 @@ async function rebuildScopes(
           limit(async () => {
             if (run.halt.aborted) return;
             const seeds = await rebuildScope(ctx, ep, kept, load.has(ep.name));
+            run.scopes.done += 1;
             for (const child of children) {
               let set = named.get(child.name);
               if (!set) named.set(child.name, (set = new Set()));

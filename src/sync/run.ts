@@ -10,6 +10,7 @@ import { RunCounters } from './counters.js';
 import { DimensionCache } from './dimension-cache.js';
 import type { Endpoint, Params } from './endpoints.js';
 import type { Seed } from './extract/types.js';
+import { startHeartbeat } from './heartbeat.js';
 import { jobPhases, type JobName, type JobPhase } from './jobs.js';
 import { isRefusalStatus, KEY_REFUSED_MESSAGE, KeyRefusalWatch } from './key-refusal.js';
 import type { SyncObserver } from './observer.js';
@@ -38,6 +39,8 @@ export interface SyncDeps {
   now?: () => Date;
   /** Metrics hooks (the worker's); the run works the same without them. */
   observer?: SyncObserver;
+  /** Milliseconds between the run's progress writes to its sync_runs row; HEARTBEAT_INTERVAL_MS otherwise. */
+  heartbeatMs?: number;
 }
 
 export interface SyncOptions {
@@ -143,9 +146,9 @@ async function execute(
   // The shape report is evidence for a person: failing to write it never fails the run.
   const flushShapes = () =>
     ctx.shapes?.flush().catch((err: unknown) => logger.warn({ err: String(err) }, 'could not record response shapes'));
-  let discovered = 0;
-  let done = 0;
-  const progress = () => options.onProgress?.({ discovered, done, counters });
+  const scopes = { done: 0, total: 0 };
+  const progress = () => options.onProgress?.({ discovered: scopes.total, done: scopes.done, counters });
+  const heartbeat = startHeartbeat(deps.pool, { runId, job, started, counters, scopes }, logger, deps.heartbeatMs);
 
   const visit = async (ep: Endpoint, params: Params): Promise<Seed[]> => {
     const query = canonicalQuery(params);
@@ -192,7 +195,7 @@ async function execute(
       return [];
     } finally {
       refusals.visited(ep, query, refused);
-      done += 1;
+      scopes.done += 1;
       progress();
     }
   };
@@ -224,7 +227,7 @@ async function execute(
         signal: halt,
         visit,
         onDiscovered: () => {
-          discovered += 1;
+          scopes.total += 1;
           progress();
         },
       });
@@ -257,6 +260,7 @@ async function execute(
     await ctx.touches.flush().catch((err: unknown) => logger.warn({ err: String(err) }, 'could not record unchanged scopes'));
     await flushShapes();
   }
+  await heartbeat.stop();
   counters.unknownFields = ctx.shapes?.unmodelledCounts() ?? {};
   const drift = await driftForObserver(deps, logger);
   const summary = {
@@ -264,7 +268,7 @@ async function execute(
     ...(drift ? { drift } : {}),
     ...(keyRefused ? { keyRefused: true as const } : {}),
   };
-  await finishRun(deps.pool, runId, status, counters.totals(), summary, error ?? null);
+  await finishRun(deps.pool, runId, status, counters.totals(), scopes, summary, error ?? null);
   logger.info({ status, requests: summary.requests, durationMs: summary.durationMs }, 'run finished');
   return summary;
 }
