@@ -59,7 +59,7 @@ export interface RunContext {
 export interface RunOutcome {
   status: RunStatus;
   error?: string | undefined;
-  extra?: Pick<RunSummary, 'drift' | 'keyRefused'>;
+  extra?: Pick<RunSummary, 'drift' | 'keyRefused' | 'upstreamUnreachable'>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { ApiError, PayloadError, UpstreamDownError } from '../api/errors.js';
 import { canonicalQuery } from '../api/query.js';
+import { unreachableMessage } from '../api/unreachable.js';
 import type { Config } from '../config.js';
 import { DatabaseError } from '../db/errors.js';
 import type { Logger } from '../log.js';
@@ -10,8 +11,9 @@ import { DimensionCache } from './dimension-cache.js';
 import type { Endpoint, Params } from './endpoints.js';
 import type { Seed } from './extract/types.js';
 import { jobPhases, type JobName, type JobPhase } from './jobs.js';
-import { isRefusalStatus, KEY_REFUSED_MESSAGE, KeyRefusalWatch } from './key-refusal.js';
+import { KEY_REFUSED_MESSAGE } from './key-refusal.js';
 import { EnvelopeError, knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
+import { failureAnswer, RootAnswers, type RootAnswer } from './root-answers.js';
 import { createRunClient } from './run-client.js';
 import { runInShell, thrownOutcome, type RunContext, type RunOutcome, type RunShellDeps } from './run-shell.js';
 import { isScopeDataError } from './scope-data-error.js';
@@ -89,13 +91,13 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
   return runInShell(deps, spec, (run) => execute(deps, options, run));
 }
 
-/** What a sync's visits share: the load context, the client, the watch on refused roots. */
+/** What a sync's visits share: the load context, the client, the roots' answers. */
 interface SyncRun {
   deps: SyncDeps;
   run: RunContext;
   ctx: ProcessContext;
   api: ApiClient;
-  refusals: KeyRefusalWatch;
+  roots: RootAnswers;
   progress: () => void;
 }
 
@@ -110,7 +112,8 @@ async function execute(deps: SyncDeps, options: SyncOptions, run: RunContext): P
     await run.lock.confirm();
     outcome = decideOutcome(sync, cutShort);
   } catch (err) {
-    outcome = thrownOutcome(run, err, 'run');
+    // An upstream that never answered ends the walk early too (the client gives up on it).
+    outcome = (!run.stopping.aborted && unreachableOutcome(sync)) || thrownOutcome(run, err, 'run');
     // The scopes found unchanged before the end were checked all the same.
     await sync.ctx.touches.flush().catch((e: unknown) => run.logger.warn({ err: String(e) }, 'could not record unchanged scopes'));
     await flushShapes(sync);
@@ -139,7 +142,7 @@ async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext
     run,
     ctx,
     api: createRunClient(deps, { counters, logger, halt: run.halt }),
-    refusals: new KeyRefusalWatch(),
+    roots: new RootAnswers(),
     progress: () => options.onProgress?.({ discovered: scopes.total, done: scopes.done, counters }),
   };
 }
@@ -164,7 +167,7 @@ async function walkPhases(sync: SyncRun, phases: JobPhase[]): Promise<number> {
     if (run.halt.aborted) return cutShort + 1;
     const plan = await phase.plan(planContext);
     if (!plan) continue;
-    sync.refusals.addRoots(plan.roots);
+    sync.roots.addRoots(plan.roots);
     run.logger.debug({ phase: phase.name, roots: plan.roots.length }, 'walking');
     const result = await walk(plan, {
       concurrency: deps.config.concurrency * VISITS_PER_REQUEST_SLOT,
@@ -190,15 +193,27 @@ function decideOutcome(sync: SyncRun, cutShort: number): RunOutcome {
     logger.warn({ cutShort }, 'run interrupted');
     return { status: 'interrupted', error: 'stopped before the walk was complete' };
   }
-  if (sync.refusals.keyRefused(counters.scopes.loaded + counters.scopes.unchanged)) {
+  if (sync.roots.keyRefused(counters.scopes.loaded + counters.scopes.unchanged)) {
     logger.error({ invalid: counters.scopes.invalid, failed: counters.scopes.failed }, KEY_REFUSED_MESSAGE);
     return { status: 'failed', error: KEY_REFUSED_MESSAGE, extra: { keyRefused: true } };
   }
+  const unreachable = unreachableOutcome(sync);
+  if (unreachable) return unreachable;
   if (counters.scopes.failed > 0 || counters.scopes.invalid > 0) {
     const error = `${counters.scopes.failed} scope(s) failed and ${counters.scopes.invalid} answered RequestValid 0; see pitwall.sync_state`;
     return { status: 'failed', error };
   }
   return { status: 'succeeded' };
+}
+
+/** A run none of whose root requests got an HTTP answer, and that loaded nothing: one line naming MRP_API_BASE_URL. */
+function unreachableOutcome(sync: SyncRun): RunOutcome | null {
+  const { counters, logger } = sync.run;
+  const cause = sync.roots.unreachable(counters.scopes.loaded + counters.scopes.unchanged);
+  if (!cause) return null;
+  const error = unreachableMessage(sync.deps.config.apiBaseUrl, cause);
+  logger.error({ failed: counters.scopes.failed }, error);
+  return { status: 'failed', error, extra: { upstreamUnreachable: true } };
 }
 
 /** The shape report is evidence for a person: failing to write it never fails the run. */
@@ -212,7 +227,8 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
   const { counters, runId } = run;
   const query = canonicalQuery(params);
   const scopeLog = run.logger.child({ endpoint: ep.name });
-  let refused = false;
+  // A visit cut short by a stop is no answer of its root's either way.
+  let answer: RootAnswer | null = { kind: 'accepted' };
   try {
     const body = knownBodyTest(ctx, ep, query);
     const res = await sync.api.get(ep.path, params, { signal: run.signal, known: body.known });
@@ -222,7 +238,7 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
       return [];
     }
     if (res.kind === 'invalid') {
-      refused = true;
+      answer = { kind: 'refused' };
       counters.scopes.invalid += 1;
       await recordScopeFailure(deps.pool, { endpoint: ep.name, params: query, status: 'invalid', error: res.reason, runId });
       scopeLog.warn({ params: query, reason: res.reason }, 'upstream answered RequestValid 0');
@@ -232,13 +248,13 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
     return await processResponse(ctx, ep, params, query, res.body, body.digest(), { text: res.text });
   } catch (err) {
     // Stopped (drained, aborted, or another branch failed): not this scope's fault; record nothing.
+    answer = run.halt.aborted ? null : failureAnswer(err);
     if (run.halt.aborted) throw err;
     if (!isScopeFailure(err)) {
       run.fail(err);
       throw err;
     }
     counters.scopes.failed += 1;
-    refused = isRefusalStatus(err);
     const message = err instanceof Error ? err.message : String(err);
     scopeLog.warn({ params: query, err: message }, 'scope failed; recorded and skipped');
     await recordScopeFailure(deps.pool, { endpoint: ep.name, params: query, status: 'error', error: message, runId });
@@ -249,7 +265,7 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
     }
     return [];
   } finally {
-    sync.refusals.visited(ep, query, refused);
+    if (answer) sync.roots.record(ep, query, answer);
     run.scopes.done += 1;
     sync.progress();
   }
