@@ -88,7 +88,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     drain: options.drain,
     signal: options.signal,
   } as const;
-  return runInShell(deps, spec, (run) => execute(deps, options, run));
+  return runInShell(deps, spec, (run) => execute(deps, options, job, run));
 }
 
 /** What a sync's visits share: the load context, the client, the roots' answers. */
@@ -102,18 +102,19 @@ interface SyncRun {
 }
 
 /** A sync's work: make its context, walk its phases, decide its outcome, add the report's extras. */
-async function execute(deps: SyncDeps, options: SyncOptions, run: RunContext): Promise<RunOutcome> {
+async function execute(deps: SyncDeps, options: SyncOptions, job: JobName, run: RunContext): Promise<RunOutcome> {
   const sync = await syncContext(deps, options, run);
   let outcome: RunOutcome;
   try {
-    const cutShort = await walkPhases(sync, phasesOf(options, run.job as JobName));
+    const cutShort = await walkPhases(sync, phasesOf(options, job));
     // Success needs the lock to have been held throughout: wait out a retake after a dropped
     // lock connection, and fail if it was lost (a loss while no visit was in flight throws only here).
     await run.lock.confirm();
     outcome = decideOutcome(sync, cutShort);
   } catch (err) {
-    // An upstream that never answered ends the walk early too (the client gives up on it).
-    outcome = (!run.stopping.aborted && unreachableOutcome(sync)) || thrownOutcome(run, err, 'run');
+    // An upstream that never answered can end the walk early too: the client gives up on it.
+    const unreached = err instanceof UpstreamDownError && !run.stopping.aborted ? unreachableOutcome(sync) : null;
+    outcome = unreached ?? thrownOutcome(run, err, 'run');
     // The scopes found unchanged before the end were checked all the same.
     await sync.ctx.touches.flush().catch((e: unknown) => run.logger.warn({ err: String(e) }, 'could not record unchanged scopes'));
     await flushShapes(sync);

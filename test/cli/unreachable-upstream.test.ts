@@ -39,6 +39,14 @@ describe('an upstream that cannot be reached', () => {
     expect(rows[0]).toEqual({ status: 'failed', error: line.replace(/^pitwall: /, '') });
   });
 
+  it('pitwall sync: the same line when the client gives up on the upstream before every root was tried', async () => {
+    const r = await runCli(['sync'], { ...env, PITWALL_MAX_CONSECUTIVE_FAILURES: '1' });
+    expect(r.stderr).toContain('upstream considered down');
+    expect(r.code).toBe(EXIT.upstreamUnreachable);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(line);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+  });
+
   it('pitwall probe: the same line alone, exit 5', async () => {
     const r = await runCli(['probe'], env);
     expect(r.code).toBe(EXIT.upstreamUnreachable);
