@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { EXIT } from '../../src/commands/context.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { createWorker } from '../../src/worker/worker.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { freePort } from '../helpers/ports.js';
@@ -52,5 +55,22 @@ describe('an upstream that cannot be reached', () => {
     expect(r.code).toBe(EXIT.upstreamUnreachable);
     expect(r.stderr.trimEnd().split('\n')).toEqual([line]);
     expect(r.stdout).toBe('');
+  });
+
+  it('a worker logs the line, records the run failed with it, and goes on to its next run', async () => {
+    const logged: Array<{ level: number; msg: string }> = [];
+    const logger = createLogger({ level: 'info', destination: { write: (l: string) => void logged.push(JSON.parse(l) as { level: number; msg: string }) } });
+    const config = loadConfig(env, {}, { require: ['apiKey', 'databaseUrl'] });
+    const worker = createWorker({ pool: db.pool, config, logger });
+    try {
+      const runs = [await worker.runJob('live'), await worker.runJob('live')];
+      expect(runs.map((r) => [r.status, r.upstreamUnreachable, r.error])).toEqual([
+        ['failed', true, line.replace(/^pitwall: /, '')],
+        ['failed', true, line.replace(/^pitwall: /, '')],
+      ]);
+      expect(logged.filter((l) => l.msg === line.replace(/^pitwall: /, '') && l.level === 50)).toHaveLength(2);
+    } finally {
+      await worker.stop();
+    }
   });
 });
