@@ -14,16 +14,15 @@ export interface DeadRun {
   job: string;
 }
 
+/** The error a dead run's row gets, naming the process that ran it. */
+const DEAD_ERROR = `format('its process (pid %s on %s) stopped reporting progress; marked abandoned at its last heartbeat', pid, host)`;
+
 /**
  * How a dead run's row is closed: at its last sign of life (its last heartbeat, or its start if it
  * never beat), keeping the counts its heartbeats wrote, with an error naming the process.
  */
-const ABANDON = `status = 'abandoned',
-       finished_at = COALESCE(heartbeat_at, started_at),
-       error = format('its process (pid %s on %s) stopped reporting progress; marked abandoned at its last heartbeat', pid, host),
-       summary = CASE WHEN summary IS NULL THEN NULL
-                      ELSE summary || jsonb_build_object('status', 'abandoned',
-                        'error', format('its process (pid %s on %s) stopped reporting progress; marked abandoned at its last heartbeat', pid, host)) END`;
+const ABANDON = `status = 'abandoned', finished_at = COALESCE(heartbeat_at, started_at), error = ${DEAD_ERROR},
+       summary = CASE WHEN summary IS NULL THEN NULL ELSE summary || jsonb_build_object('status', 'abandoned', 'error', ${DEAD_ERROR}) END`;
 
 /** SQLSTATEs of a session that may read but not write: a read-only role or a standby. */
 const CANNOT_WRITE = new Set(['42501', '25006']);
