@@ -3,11 +3,12 @@ import type pg from 'pg';
 import { coerceDbError } from '../../db/errors.js';
 import { queryWithRetry } from '../../db/transaction.js';
 import { STALE_AFTER_MS } from '../heartbeat.js';
+import { JOB_NAMES } from '../jobs.js';
 
 import { LOCK_NAMESPACE, runLockIds } from './job-lock.js';
 
-/** Run jobs whose live runs hold locks; a running row of any of them can be checked. */
-const RUN_JOBS = ['full', 'season', 'live', 'rebuild'] as const;
+/** Every job a sync_runs row can name: each live run holds its job's locks. */
+const RUN_JOBS = [...JOB_NAMES, 'rebuild'] as const;
 
 export interface DeadRun {
   runId: number;
