@@ -1,8 +1,6 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 
@@ -12,8 +10,7 @@ import { startSimulator } from '../src/simulator/server.js';
 
 import { copyEmbeddedTemplate } from './helpers/db.js';
 import { leaksSince, readResources, settledLeaks, type LeakScope } from './helpers/leaks.js';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { runMisbehavingFile } from './helpers/misbehaving-run.js';
 
 describe('the leak check (test/setup/leak-guard.ts)', () => {
   const scope = (dirs: string[] = []): LeakScope => ({ dirs, databasePorts: new Set([Number(new URL(inject('pgAdminUrl')).port || 5432)]) });
@@ -64,17 +61,8 @@ describe('the leak check (test/setup/leak-guard.ts)', () => {
 
 describe('the leak guard', () => {
   it('fails a test file that leaves a simulator listening, naming it', async () => {
-    const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
-    const run = await promisify(execFile)(process.execPath, [vitest, 'run', '--config', 'test/setup/leaky/vitest.config.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' },
-      timeout: 60_000,
-    }).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code, stdout: err.stdout ?? '', stderr: err.stderr ?? '' }),
-    );
-    const output = run.stdout + run.stderr;
-    expect(run.code, output).toBe(1);
+    const { code, output } = await runMisbehavingFile('leaves-a-simulator');
+    expect(code, output).toBe(1);
     expect(output).toContain('this test file left 1 thing(s) running');
     expect(output).toMatch(/a server still listening on 127\.0\.0\.1:\d+ \(a simulator, proxy or endpoint not closed\)/);
   });

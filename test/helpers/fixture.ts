@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { getCurrentSuite } from 'vitest/suite';
 
@@ -122,10 +123,22 @@ function standIn<T extends object>(name: string, current: () => object | undefin
   });
 }
 
+/** Anything else a block opens and must close (a proxy, a role), on the same stack as the rest. */
+export function useResource<T extends object>(name: string, open: () => Promise<T>, close: (value: T) => unknown, options?: FixtureOptions): T {
+  const [resource] = useResources<[T]>([name], () => [open()], [close], options);
+  return resource;
+}
+
 /** A fresh database (see createTestDatabase), dropped when the block ends. */
 export function useDatabase(backend: WarehouseKind = 'postgres', options?: FixtureOptions): TestDatabase {
   const [db] = useResources<[TestDatabase]>([`the ${backend} test database`], () => [createTestDatabase(backend)], [(d) => d.drop()], options);
   return db;
+}
+
+/** One client of a database from useDatabase (declared before it), released before the database is dropped. */
+export function usePoolClient(db: TestDatabase, options?: FixtureOptions): pg.PoolClient {
+  const [client] = useResources<[pg.PoolClient]>(['the pool client'], () => [db.pool.connect()], [(c) => c.release()], options);
+  return client;
 }
 
 /** A simulator on a free loopback port, closed when the block ends. */
