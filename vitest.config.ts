@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/setup/global-db.ts', 'test/setup/embedded-template.ts'],
+    // Fails a file that leaves a server, pool or process running (docs/development.md).
+    setupFiles: ['test/setup/leak-guard.ts'],
     // Database and simulator tests do real I/O; two cores, so keep file parallelism modest.
     testTimeout: 60_000,
     hookTimeout: 120_000,

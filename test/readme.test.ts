@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { CONFIG_VARIABLES } from '../src/config.js';
-import { startSimulator, type RunningSimulator } from '../src/simulator/server.js';
 
-import { createTestDatabase, type TestDatabase } from './helpers/db.js';
+import { useWarehouse } from './helpers/fixture.js';
 import { syncOnce } from './helpers/sync.js';
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -45,15 +44,9 @@ describe('the README', () => {
 
 describe('the example queries in docs/warehouse.md', () => {
   const queries = [...section('<!-- example-queries', undefined, WAREHOUSE_DOC).matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  let db: TestDatabase;
-  let sim: RunningSimulator;
+  const { db, sim } = useWarehouse('postgres', { scale: 'small', seed: 2 });
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'small', seed: 2 })]);
     expect((await syncOnce(db, sim)).status).toBe('succeeded');
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
   });
 
   it('are at least three', () => expect(queries.length).toBeGreaterThanOrEqual(3));

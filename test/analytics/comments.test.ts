@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS } from '../helpers/db.js';
+import { useDatabase } from '../helpers/fixture.js';
 
 const SCHEMAS = ['mrp', 'pitwall', 'analytics'];
 
 describe.each(BACKENDS)('descriptions for BI tools (%s)', (backend) => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase(backend);
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const db = useDatabase(backend);
 
   it('every table, view and column in mrp, pitwall and analytics carries a COMMENT', async () => {
     const { rows } = await db.pool.query(

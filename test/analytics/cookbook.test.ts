@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { COOKBOOK } from '../../src/analytics/cookbook.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import type { Truth } from '../../src/simulator/world/types.js';
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 
 import { CHECKS } from './cookbook-checks.js';
@@ -19,23 +19,17 @@ describe('the cookbook', () => {
 
 // Over a month of standings history: sync, let the simulated world race on for 45 days, sync again.
 describe.each(BACKENDS)('every cookbook recipe, on %s, against a small world', (backend) => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
   let before: Truth;
   let truth: Truth;
   let localTimestamp: string;
+  const { db, sim } = useWarehouse(backend, { scale: 'small', seed: 4 });
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'small', seed: 4 })]);
     expect((await syncOnce(db, sim)).status).toBe('succeeded');
     before = await worldTruth(sim.url);
     sim.world.advanceDays(45);
     expect((await syncOnce(db, sim)).status).toBe('succeeded');
     truth = await worldTruth(sim.url);
     localTimestamp = (await db.pool.query(`SELECT to_char(localtimestamp, 'YYYY-MM-DD HH24:MI:SS') AS t`)).rows[0].t;
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
   });
 
   it.each(COOKBOOK.map((r) => [r.id, r] as const))('%s answers as the ground truth says', async (id, recipe) => {

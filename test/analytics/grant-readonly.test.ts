@@ -5,15 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { grantReadOnly, RoleError } from '../../src/analytics/grant-readonly.js';
 import { createPool } from '../../src/db/pool.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase } from '../helpers/fixture.js';
 
 describe('a role given grant-readonly', () => {
-  let db: TestDatabase;
+  const db = useDatabase();
   let admin: pg.Pool;
   const role = `pitwall_reader_${randomBytes(4).toString('hex')}`;
-
   beforeAll(async () => {
-    db = await createTestDatabase();
     admin = createPool(db.url, { max: 1 });
     await admin.query(`CREATE ROLE ${role} NOLOGIN`);
     // Too much first, to see the grant take it back.
@@ -23,7 +21,6 @@ describe('a role given grant-readonly', () => {
   afterAll(async () => {
     await admin?.query(`DROP OWNED BY ${role}; DROP ROLE IF EXISTS ${role}`);
     await admin?.end();
-    await db?.drop();
   });
 
   /** Runs `sql` with the role's privileges (SET ROLE), and the SQLSTATE it failed with, if any. */

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { RELATIONSHIPS } from '../../src/analytics/relationships.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 
 const SCHEMA_OF: Record<string, string> = { sync_runs: 'pitwall', sync_state: 'pitwall', rejects: 'pitwall', point_standings_history: 'analytics' };
@@ -10,15 +9,9 @@ const qualified = (table: string) => `${SCHEMA_OF[table] ?? 'mrp'}.${table}`;
 const live = (table: string, alias: string) => (SCHEMA_OF[table] ? 'true' : `${alias}._deleted_at IS NULL`);
 
 describe('the join map drawn in the ER diagram', () => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
+  const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 6 });
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 6 })]);
     expect((await syncOnce(db, sim)).status).toBe('succeeded');
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
   });
 
   it.each(RELATIONSHIPS.map((r) => [`${r.child} -> ${r.parent}`, r] as const))('%s: every live child row finds its parent', async (_name, r) => {

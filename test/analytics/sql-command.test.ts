@@ -2,26 +2,22 @@ import { rmSync } from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { BACKENDS, copyEmbeddedTemplate, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS, copyEmbeddedTemplate } from '../helpers/db.js';
+import { useDatabase, useSimulator } from '../helpers/fixture.js';
 
 describe.each(BACKENDS)('pitwall sql (%s)', (backend) => {
-  let sim: RunningSimulator;
-  let db: TestDatabase | undefined;
+  const sim = useSimulator({ scale: 'tiny', seed: 19 });
+  // The embedded warehouse as the CLI finds it on its own: a directory whose server is not running.
+  const db = backend === 'postgres' ? useDatabase() : undefined;
   let dir: string | undefined;
   let env: Record<string, string>;
   beforeAll(async () => {
-    sim = await startSimulator({ scale: 'tiny', seed: 19 });
-    // The embedded warehouse as the CLI finds it on its own: a directory whose server is not running.
-    if (backend === 'postgres') db = await createTestDatabase();
-    else dir = copyEmbeddedTemplate();
+    if (!db) dir = copyEmbeddedTemplate();
     env = db ? { DATABASE_URL: db.url } : { PITWALL_DATA_DIR: dir! };
     expect((await runCli(['sync'], { ...env, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0' })).code).toBe(0);
   });
   afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 
 const CONTENT = 'position, car_number, point_total, wins, top5, top10, features, points_as_of';
 
 describe.each(BACKENDS)('the standings history (%s)', (backend) => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
+  const { db, sim } = useWarehouse(backend, { scale: 'tiny', seed: 12 });
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 12 })]);
     expect((await syncOnce(db, sim)).status).toBe('succeeded');
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
   });
 
   const count = async (sql: string) => Number((await db.pool.query(sql)).rows[0].n);

@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 
 import { featureRows, results, standings, worldTruth } from './truth.js';
 
 describe.each(BACKENDS)('the analytics views (%s)', (backend) => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
+  const { db, sim } = useWarehouse(backend, { scale: 'tiny', seed: 8 });
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 8 })]);
     expect((await syncOnce(db, sim)).status).toBe('succeeded');
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
   });
 
   const rows = async (sql: string) => (await db.pool.query(sql)).rows as Array<Record<string, unknown>>;

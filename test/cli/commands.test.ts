@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 
 describe('the pitwall command', () => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
   let env: Record<string, string>;
+  const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 21 });
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 21 })]);
     env = { DATABASE_URL: db.url, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0' };
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
   });
 
   it('prints help with every command and configuration variable', async () => {

@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { startShapeProxy, type ShapeProxy } from '../helpers/shape-proxy.js';
 
 describe('pitwall drift', () => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
   let proxy: ShapeProxy;
   let env: Record<string, string>;
   let marked = 0;
+  const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 3 });
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 3 })]);
     // Standings rows gain a field pitwall does not model (not those of bodies with the `,,`
     // defect, which the proxy cannot parse and passes on unchanged).
     proxy = await startShapeProxy(sim.url, (path, body) => {
@@ -27,8 +24,6 @@ describe('pitwall drift', () => {
   });
   afterAll(async () => {
     await proxy?.close();
-    await sim?.close();
-    await db?.drop();
   });
 
   it('prints what differs per endpoint, as text and as JSON, and status sums it up in one line', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { ENDPOINTS } from '../../src/sync/endpoints.js';
@@ -10,20 +10,15 @@ import { runCli } from '../helpers/cli.js';
 import { startShapeProxy, type ShapeProxy } from '../helpers/shape-proxy.js';
 
 const BUDGET = 20;
-const cleanup: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
-
 async function simulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const sim = await startSimulator({ scale: 'tiny', seed: 5, ...options });
-  cleanup.push(() => sim.close());
+  onTestFinished(() => sim.close());
   return sim;
 }
 
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'pitwall-probe-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -40,7 +35,7 @@ describe('pitwall probe', () => {
       RequestUrl: `${proxy.url}${path}?key=${encodeURIComponent(sim.key)}`,
       Echo: { Key: sim.key },
     }));
-    cleanup.push(() => proxy.close());
+    onTestFinished(() => proxy.close());
     const dir = tempDir();
     const r = await runCli(['probe', '--save', dir], envFor(proxy.url, sim.key));
     expect(r.stderr).toBe('');
@@ -69,7 +64,7 @@ describe('pitwall probe', () => {
       const { Classes, ...rest } = body as Record<string, unknown>;
       return { ...rest, ClassList: Classes };
     });
-    cleanup.push(() => proxy.close());
+    onTestFinished(() => proxy.close());
     const r = await runCli(['probe', '--json'], envFor(proxy.url, sim.key));
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout) as {

@@ -1,26 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 
 describe('pitwall rebuild', () => {
-  let db: TestDatabase;
+  const db = useDatabase();
   let loaded: number;
   beforeAll(async () => {
+    // Rebuild needs no upstream: the simulator is gone before any test runs.
     const sim = await startSimulator({ scale: 'tiny', seed: 21 });
     try {
-      db = await createTestDatabase();
       const summary = await syncOnce(db, sim);
       expect(summary.status).toBe('succeeded');
       loaded = summary.scopes.loaded;
     } finally {
       await sim.close();
     }
-  });
-  afterAll(async () => {
-    await db?.drop();
   });
 
   it('rebuilds from the kept bodies without an API key, printing the sync summary as JSON', async () => {

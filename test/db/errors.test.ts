@@ -1,17 +1,13 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { classifyDbError, coerceDbError, DatabaseError, RETRYABLE_SQLSTATES } from '../../src/db/errors.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase } from '../helpers/fixture.js';
 
 describe('classifyDbError on errors from a real server', () => {
-  let db: TestDatabase;
+  const db = useDatabase();
   const failure = (sql: string) => db.pool.query(sql).then(() => expect.fail(`${sql} succeeded`), (err: unknown) => err);
   const raise = (sqlstate: string) => failure(`DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '${sqlstate}'; END $$`);
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => db.drop());
 
   it('calls constraint violations, syntax errors and bad data fatal', async () => {
     await db.pool.query('CREATE TABLE u (id int PRIMARY KEY); INSERT INTO u VALUES (1)');

@@ -1,11 +1,10 @@
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { markMissingDeleted } from '../../src/db/load/mark-deleted.js';
 import { tableMeta } from '../../src/db/load/table-meta.js';
 import { upsertRows, type LoadRow } from '../../src/db/load/upsert.js';
 import { warehouseTables } from '../../src/db/schema/mrp.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase, usePoolClient } from '../helpers/fixture.js';
 
 /** A value of the column's type that differs with `n` (and with `version`, for content). */
 function sampleValue(sqlType: string, n: number, version: number): unknown {
@@ -31,16 +30,8 @@ function sampleRow(table: (typeof warehouseTables)[keyof typeof warehouseTables]
 }
 
 describe('loading works for every warehouse table', () => {
-  let db: TestDatabase;
-  let client: pg.PoolClient;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    client = await db.pool.connect();
-  });
-  afterAll(async () => {
-    client.release();
-    await db.drop();
-  });
+  const db = useDatabase();
+  const client = usePoolClient(db);
 
   it.each(Object.keys(warehouseTables) as (keyof typeof warehouseTables)[])('%s: insert, unchanged, update, mark missing', async (name) => {
     const table = warehouseTables[name];

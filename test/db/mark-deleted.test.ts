@@ -1,31 +1,22 @@
-import type pg from 'pg';
-import { afterAll, beforeEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
 import { markMissingDeleted, markScopeDeleted } from '../../src/db/load/mark-deleted.js';
 import { upsertRows } from '../../src/db/load/upsert.js';
 import { pointStandings } from '../../src/db/schema/mrp.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase, usePoolClient } from '../helpers/fixture.js';
 
 const standing = (schedule_id: number, class_id: number, driver_id: number) => ({ schedule_id, class_id, driver_id, position: driver_id, raw: {} });
 // Two scopes of three drivers each: (schedule 7, class 3) and (schedule 7, class 4).
 const all = [3, 4].flatMap((cls) => [1, 2, 3].map((d) => standing(7, cls, d)));
 
 describe('markMissingDeleted', () => {
-  let db: TestDatabase;
-  let client: pg.PoolClient;
+  const db = useDatabase();
+  const client = usePoolClient(db);
   const deletedKeys = async () =>
     (await client.query("SELECT class_id || '/' || driver_id AS k FROM mrp.point_standings WHERE _deleted_at IS NOT NULL ORDER BY 1")).rows.map((r) => r.k);
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    client = await db.pool.connect();
-  });
   beforeEach(async () => {
     await client.query('TRUNCATE mrp.point_standings');
     await upsertRows(client, pointStandings, all, { runId: 1 });
-  });
-  afterAll(async () => {
-    client.release();
-    await db.drop();
   });
 
   it('marks only the rows of the scope that the response no longer has', async () => {

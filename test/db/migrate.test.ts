@@ -1,16 +1,12 @@
 import { readFileSync } from 'node:fs';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { migrateDatabase } from '../../src/db/migrate.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase } from '../helpers/fixture.js';
 
 describe('migrations', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => db.drop());
+  const db = useDatabase();
 
   it('create every warehouse and operations table', async () => {
     const { rows } = await db.pool.query<{ name: string }>(

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { transactionRetryDelayMs, withTransaction } from '../../src/db/transaction.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase } from '../helpers/fixture.js';
 
 describe('transactionRetryDelayMs', () => {
   it('grows from 25-50 ms, stays within the upper half of its ceiling, and never passes 1 s', () => {
@@ -20,12 +20,10 @@ describe('transactionRetryDelayMs', () => {
 });
 
 describe('withTransaction retries', () => {
-  let db: TestDatabase;
+  const db = useDatabase();
   beforeAll(async () => {
-    db = await createTestDatabase();
     await db.pool.query('CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0), (2, 0)');
   });
-  afterAll(async () => db.drop());
 
   it('reruns the transaction that lost a real deadlock, which then succeeds', async () => {
     const other = await db.pool.connect();

@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { DatabaseError } from '../../src/db/errors.js';
 import { withTransaction } from '../../src/db/transaction.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase } from '../helpers/fixture.js';
 
 describe('withTransaction', () => {
-  let db: TestDatabase;
+  const db = useDatabase();
   const count = async () => (await db.pool.query('SELECT count(*)::int AS n FROM t')).rows[0].n as number;
   beforeAll(async () => {
-    db = await createTestDatabase();
     await db.pool.query('CREATE TABLE t (id int PRIMARY KEY)');
   });
-  afterAll(async () => db.drop());
 
   it('commits what fn did and returns its value; rolls back and rethrows fn’s own error as is', async () => {
     expect(await withTransaction(db.pool, async (c) => (await c.query('INSERT INTO t VALUES (1) RETURNING id')).rows[0].id)).toBe(1);

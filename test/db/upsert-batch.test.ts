@@ -1,24 +1,15 @@
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { markScopeDeleted } from '../../src/db/load/mark-deleted.js';
 import { upsertRows } from '../../src/db/load/upsert.js';
 import { drivers } from '../../src/db/schema/mrp.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase, usePoolClient } from '../helpers/fixture.js';
 
 const driver = (driver_id: number, city: string) => ({ driver_id, first_name: 'Kyle', last_name: 'Larson', city, raw: { city } });
 
 describe('upsertRows batches', () => {
-  let db: TestDatabase;
-  let client: pg.PoolClient;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    client = await db.pool.connect();
-  });
-  afterAll(async () => {
-    client.release();
-    await db.drop();
-  });
+  const db = useDatabase();
+  const client = usePoolClient(db);
 
   it('loads a batch that repeats a key, keeping the last occurrence', async () => {
     const batch = [driver(1, 'Elk Grove'), driver(2, 'Concord'), driver(1, 'Hendersonville'), driver(1, 'Mooresville')];

@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { upsertRows } from '../../src/db/load/upsert.js';
 import { drivers } from '../../src/db/schema/mrp.js';
 import { withTransaction } from '../../src/db/transaction.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase } from '../helpers/fixture.js';
 
 const N = 20_000;
 const driversFrom = (ids: number[], city: string) => ids.map((driver_id) => ({ driver_id, city, raw: { city } }));
 
 describe('concurrent loads of overlapping rows', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => db.drop());
+  const db = useDatabase();
 
   it('do not deadlock, whatever order each batch arrives in', async () => {
     const ids = Array.from({ length: N }, (_, i) => i + 1);

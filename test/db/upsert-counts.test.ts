@@ -1,9 +1,8 @@
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { upsertRows } from '../../src/db/load/upsert.js';
 import { drivers, eventClasses, results } from '../../src/db/schema/mrp.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase, usePoolClient } from '../helpers/fixture.js';
 
 const result = (row_index: number, finish: number) => ({
   event_id: 1, class_id: 2, race_number: 1, row_index, driver_id: 100 + row_index, driver_name: `Driver ${row_index}`,
@@ -12,16 +11,8 @@ const result = (row_index: number, finish: number) => ({
 });
 
 describe('upsertRows counts', () => {
-  let db: TestDatabase;
-  let client: pg.PoolClient;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    client = await db.pool.connect();
-  });
-  afterAll(async () => {
-    client.release();
-    await db.drop();
-  });
+  const db = useDatabase();
+  const client = usePoolClient(db);
 
   it('counts inserted, updated and unchanged rows of a four-column-key table', async () => {
     const first = await upsertRows(client, results, [result(1, 1), result(2, 2), result(3, 3)], { runId: 1 });

@@ -1,25 +1,18 @@
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { upsertRows } from '../../src/db/load/upsert.js';
 import { drivers } from '../../src/db/schema/mrp.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase, usePoolClient } from '../helpers/fixture.js';
 
 const driver = (raw: Record<string, unknown>, first = 'Zoë') => ({
   driver_id: 42, first_name: first, last_name: "O'Neil", suffix: null, city: 'Ames', state: 'IA', country: 'USA', raw,
 });
 
 describe('a dimension row loaded with compareRaw: false', () => {
-  let db: TestDatabase;
-  let client: pg.PoolClient;
+  const db = useDatabase();
+  const client = usePoolClient(db);
   beforeAll(async () => {
-    db = await createTestDatabase();
-    client = await db.pool.connect();
     await upsertRows(client, drivers, [driver({ DriverId: 42 })], { runId: 1, compareRaw: false });
-  });
-  afterAll(async () => {
-    client.release();
-    await db.drop();
   });
 
   it('is not rewritten when only its raw rendering differs', async () => {

@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { upsertRows } from '../../src/db/load/upsert.js';
 import { results } from '../../src/db/schema/mrp.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase, usePoolClient } from '../helpers/fixture.js';
 
 const rows = Array.from({ length: 12_000 }, (_, i) => ({
   event_id: 1 + Math.floor(i / 100), class_id: 1, race_number: 1, row_index: (i % 100) + 1,
@@ -19,16 +19,8 @@ const snapshot = (client: pg.ClientBase) =>
   );
 
 describe('a second identical load', () => {
-  let db: TestDatabase;
-  let client: pg.PoolClient;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    client = await db.pool.connect();
-  });
-  afterAll(async () => {
-    client.release();
-    await db.drop();
-  });
+  const db = useDatabase();
+  const client = usePoolClient(db);
 
   it('writes nothing: no new row versions, no row locks, _synced_at unmoved', async () => {
     // More rows than one chunk, so every chunk's comparison is exercised.

@@ -1,22 +1,13 @@
 import fc from 'fast-check';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { upsertRows } from '../../src/db/load/upsert.js';
 import { driverStats, drivers, pointClasses, results } from '../../src/db/schema/mrp.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase, usePoolClient } from '../helpers/fixture.js';
 
 describe('values round-trip through upsertRows', () => {
-  let db: TestDatabase;
-  let client: pg.PoolClient;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    client = await db.pool.connect();
-  });
-  afterAll(async () => {
-    client.release();
-    await db.drop();
-  });
+  const db = useDatabase();
+  const client = usePoolClient(db);
 
   it('keeps car numbers "00", "0" and "" distinct', async () => {
     const row = (row_index: number, car_number: string) => ({ event_id: 1, class_id: 1, race_number: 1, row_index, car_number, raw: { car_number } });

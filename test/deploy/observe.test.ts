@@ -1,14 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 
-import { createSilentLogger } from '../../src/log.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { createWorker, type Worker } from '../../src/worker/worker.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { simulatorClock, workerConfig } from '../worker/helpers.js';
+import { useWarehouse, useWorker } from '../helpers/fixture.js';
 
 import { exposedNames, promqlMetricNames, templateQueryMetricNames } from './promql-names.js';
 
@@ -103,23 +99,12 @@ describe('the Grafana dashboard', () => {
 });
 
 describe('the dashboard against a real worker', () => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
-  let worker: Worker;
+  const worker = useWorker(useWarehouse('postgres', { scale: 'tiny', seed: 4 }), { PITWALL_HTTP_PORT: '0' });
   let exposed: Set<string>;
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 4 })]);
-    const config = workerConfig(db, sim, { PITWALL_HTTP_PORT: '0' });
-    worker = createWorker({ pool: db.pool, config, logger: createSilentLogger(), now: simulatorClock(sim) }, { httpHost: '127.0.0.1' });
-    await worker.start();
     expect((await worker.runJob('full')).status).toBe('succeeded');
     exposed = exposedNames(await (await fetch(`${worker.url}${prometheus.scrape_configs[0]!.metrics_path ?? '/metrics'}`)).text());
   }, 60_000);
-  afterAll(async () => {
-    await worker?.stop();
-    await sim?.close();
-    await db?.drop();
-  });
 
   it('queries only metrics the worker declares in /metrics', () => {
     expect(exposed.has('pitwall_runs_total')).toBe(true);

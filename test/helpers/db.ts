@@ -28,8 +28,8 @@ export interface TestDatabase {
 
 /**
  * A fresh database cloned from the run's migrated template: every table exists and is empty.
- * Call it in beforeAll (or per test, it is cheap) and `drop()` in afterAll. `embedded` gives an
- * embedded warehouse instead, opened the way pitwall opens it, in a copy of a migrated one.
+ * Tests take it through useDatabase or useWarehouse (./fixture.ts), which drop it. `embedded`
+ * gives an embedded warehouse instead, opened the way pitwall opens it, in a copy of a migrated one.
  */
 export async function createTestDatabase(kind: WarehouseKind = 'postgres'): Promise<TestDatabase> {
   if (kind === 'embedded') return createEmbeddedDatabase();

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { canonicalQuery } from '../../src/api/query.js';
 import { id } from '../../src/api/schemas/primitives.js';
@@ -11,7 +11,7 @@ import { ENDPOINTS } from '../../src/sync/endpoints.js';
 import { processResponse, type ProcessContext } from '../../src/sync/process-response.js';
 import { insertRun } from '../../src/sync/sql/sync-runs.js';
 import { ScopeTouches } from '../../src/sync/sql/sync-state.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase } from '../helpers/fixture.js';
 
 import { LEVELS, longName, unstorableString, validObject } from './helpers/items.js';
 
@@ -24,14 +24,12 @@ import { LEVELS, longName, unstorableString, validObject } from './helpers/items
 const RUNS = process.env.PITWALL_SOAK ? 200 : 12;
 const SEED = { year: 2024, scheduleId: 77, eventId: 901, classId: 3 };
 
-let db: TestDatabase;
 let ctx: ProcessContext;
+const db = useDatabase();
 beforeAll(async () => {
-  db = await createTestDatabase();
   const runId = await insertRun(db.pool, 'full', 'manual', 'running');
   ctx = { pool: db.pool, runId, counters: new RunCounters(), hashes: new Map(), touches: new ScopeTouches(db.pool, runId), logger: createSilentLogger() };
 });
-afterAll(() => db?.drop());
 
 /** Rows of `table` that are live and carry one of the given keys. */
 async function liveKeys(table: string, keyCols: string[], keys: number[][]): Promise<number> {

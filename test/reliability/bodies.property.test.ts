@@ -8,7 +8,7 @@ import { MAX_BODY_DEPTH, parseBody } from '../../src/api/body.js';
 import { createApiClient } from '../../src/api/client.js';
 import { ApiError, PayloadError, SNIPPET_MAX_BYTES } from '../../src/api/errors.js';
 import { createSilentLogger } from '../../src/log.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { useSimulator } from '../helpers/fixture.js';
 
 /**
  * Garbage bodies. parseBody and the client either give a value or fail with the upstream
@@ -18,13 +18,12 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 
 const RUNS = process.env.PITWALL_SOAK ? 2000 : 150;
 
-let sim: RunningSimulator;
+const sim = useSimulator({ scale: 'tiny', seed: 3, quirks: { doubleComma: 1 } });
 let realBody: string;
 let server: Server;
 let serverUrl: string;
 let nextBody = '';
 beforeAll(async () => {
-  sim = await startSimulator({ scale: 'tiny', seed: 3, quirks: { doubleComma: 1 } });
   const years = (await (await fetch(`${sim.url}/v2/schedules/years/?key=${sim.key}`)).json()) as { Years: Array<{ ScheduleYear: number }> };
   const year = years.Years[0]!.ScheduleYear;
   realBody = await (await fetch(`${sim.url}/v2/schedules/?ScheduleYear=${year}&key=${sim.key}`)).text();
@@ -35,7 +34,6 @@ beforeAll(async () => {
   serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await sim?.close();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
 });
 

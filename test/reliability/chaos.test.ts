@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { FAULT_KINDS } from '../../src/simulator/options.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase } from '../helpers/fixture.js';
 
 import { runChaos, type ChaosReport } from './helpers/chaos.js';
 
@@ -13,13 +13,11 @@ import { runChaos, type ChaosReport } from './helpers/chaos.js';
 
 const SOAK = Boolean(process.env.PITWALL_SOAK);
 
-let db: TestDatabase;
 let report: ChaosReport;
+const db = useDatabase();
 beforeAll(async () => {
-  db = await createTestDatabase();
   report = await runChaos({ db, scale: SOAK ? 'small' : 'tiny', seed: 31, rate: 0.25, maxRuns: SOAK ? 40 : 12 });
 }, 300_000);
-afterAll(() => db?.drop());
 
 describe('a sync under chaos', () => {
   it('meets at least 20% faulted requests, of every kind', () => {

@@ -7,9 +7,9 @@ import { loadConfig } from '../../src/config.js';
 import { openWarehouse } from '../../src/db/open-warehouse.js';
 import { stopEmbeddedServer } from '../../src/embedded/server.js';
 import { createSilentLogger } from '../../src/log.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { copyEmbeddedTemplate } from '../helpers/db.js';
+import { useSimulator } from '../helpers/fixture.js';
 
 import { checksumDifferences, truthChecksums, warehouseChecksums } from './helpers/checksums.js';
 import { seeded, until } from './helpers/process.js';
@@ -26,16 +26,14 @@ const SEED = Number(process.env.PITWALL_CRASH_SEED ?? 20261123);
 
 const postmasterPid = (dir: string) => (existsSync(join(dir, 'postgres', 'postmaster.pid')) ? Number(readFileSync(join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]) : null);
 
-let sim: RunningSimulator;
+const sim = useSimulator({ scale: 'tiny', seed: 29, faults: { latencyMs: 5 } });
 let dir: string;
 let env: Record<string, string>;
 beforeAll(async () => {
-  sim = await startSimulator({ scale: 'tiny', seed: 29, faults: { latencyMs: 5 } });
   dir = copyEmbeddedTemplate();
   env = { PITWALL_DATA_DIR: dir, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0', PITWALL_LOG_LEVEL: 'warn' };
 });
 afterAll(async () => {
-  await sim?.close();
   if (dir) {
     await stopEmbeddedServer(dir).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });

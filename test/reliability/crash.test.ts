@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli, startCli } from '../helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useDatabase, useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 import { fetchTruth } from '../helpers/warehouse.js';
 
@@ -20,17 +19,11 @@ import { seeded, until } from './helpers/process.js';
 const KILLS = process.env.PITWALL_SOAK ? 100 : 20;
 const SEED = Number(process.env.PITWALL_CRASH_SEED ?? 20240611);
 
-let db: TestDatabase;
-let clean: TestDatabase;
-let sim: RunningSimulator;
+const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 23, faults: { latencyMs: 5 } });
+const clean = useDatabase();
 let env: Record<string, string>;
-beforeAll(async () => {
-  [db, clean, sim] = await Promise.all([createTestDatabase(), createTestDatabase(), startSimulator({ scale: 'tiny', seed: 23, faults: { latencyMs: 5 } })]);
+beforeAll(() => {
   env = { DATABASE_URL: db.url, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0', PITWALL_LOG_LEVEL: 'warn' };
-});
-afterAll(async () => {
-  await sim?.close();
-  await Promise.all([db?.drop(), clean?.drop()]);
 });
 
 describe('a sync killed with SIGKILL at random moments', () => {

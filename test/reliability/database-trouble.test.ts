@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DatabaseError } from '../../src/db/errors.js';
 import { createPool } from '../../src/db/pool.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import type { RunSummary } from '../../src/sync/run.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 import { diffAgainstTruth, fetchTruth } from '../helpers/warehouse.js';
 
@@ -20,20 +19,16 @@ import { captureVersions, halfWrittenScopes, type Versions } from './helpers/sco
 const SOAK = Boolean(process.env.PITWALL_SOAK);
 const ENV = { PITWALL_RETRY_BASE_MS: '5', PITWALL_CONCURRENCY: '4' };
 
-let db: TestDatabase;
-let sim: RunningSimulator;
+const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 17 });
 let admin: ReturnType<typeof createPool>;
 let versions: Versions;
 beforeAll(async () => {
-  [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 17 })]);
   admin = createPool(db.url, { max: 1, applicationName: 'reliability-admin' });
   expect((await syncOnce(db, sim, { env: ENV })).status).toBe('succeeded');
   versions = await captureVersions(db.pool, sim);
 });
 afterAll(async () => {
   await admin?.end();
-  await sim?.close();
-  await db?.drop();
 });
 
 /** Terminates every other backend of the test database; returns how many it hit. */

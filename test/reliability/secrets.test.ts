@@ -8,10 +8,9 @@ import { configSecrets, loadConfig } from '../../src/config.js';
 import { createPool } from '../../src/db/pool.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runSync } from '../../src/sync/run.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { createLoginRole, type LoginRole } from '../helpers/login-role.js';
 
 /**
@@ -26,16 +25,20 @@ const KEY = 'PITWALL-SECRET-KEY-5f3a';
 const PASSWORD = 'PITWALL-DB-PASSWORD-77c1';
 const forms = (s: string) => [s, encodeURIComponent(s), s.toLowerCase()];
 
-let db: TestDatabase;
-let sim: RunningSimulator;
+let role: LoginRole;
+beforeAll(async () => {
+  role = await createLoginRole(inject('pgAdminUrl'), PASSWORD);
+});
+// Declared before the warehouse, so it runs after the database is dropped.
+afterAll(() => role?.drop());
+
+const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 8, key: KEY });
 let proxy: Server;
 let upstream: string;
 let dbUrlWithPassword: string;
-let role: LoginRole;
 const outputs: Array<{ what: string; result: CliResult }> = [];
 
 beforeAll(async () => {
-  [db, sim, role] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 8, key: KEY }), createLoginRole(inject('pgAdminUrl'), PASSWORD)]);
   sim.setFaults({ rate: 0.3, kinds: ['http500', 'http429', 'reset', 'truncated', 'slow', 'invalid'], slowMs: 2000, retryAfterSeconds: 0 });
   // In front of the simulator, a proxy that quotes request URLs (key and all) back, as broken
   // proxies and error pages do: in a 200 body that is not JSON, and in a 404 page.
@@ -60,9 +63,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => (proxy ? (proxy.closeAllConnections(), proxy.close(() => resolve())) : resolve()));
-  await sim?.close();
-  await db?.drop();
-  await role?.drop();
 });
 
 const env = () => ({

@@ -5,8 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseBody } from '../../src/api/body.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 
 import { scanSource, type Finding } from './helpers/sql-scan.js';
@@ -109,13 +108,11 @@ describe('SQL text in src/', () => {
 });
 
 describe('SQL text at run time', () => {
+  const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 13 });
   const CANARY = `Robert'); DROP TABLE mrp.results; --canary-7c1`;
-  let db: TestDatabase;
-  let sim: RunningSimulator;
   const texts = new Set<string>();
   let original: typeof pg.Client.prototype.query;
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 13 })]);
     // Records every statement text the driver is asked to run. Observation only: each call
     // goes on to the real database unchanged.
     original = pg.Client.prototype.query;
@@ -127,8 +124,6 @@ describe('SQL text at run time', () => {
   });
   afterAll(async () => {
     if (original) pg.Client.prototype.query = original;
-    await sim?.close();
-    await db?.drop();
   });
 
   /** Puts the canary into every text field and an unmodelled field of every object of a body. */

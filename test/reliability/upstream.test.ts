@@ -1,10 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { createApiClient } from '../../src/api/client.js';
 import { loadConfig } from '../../src/config.js';
 import { createSilentLogger } from '../../src/log.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useSimulator, useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 import { diffAgainstTruth } from '../helpers/warehouse.js';
 
@@ -29,15 +28,7 @@ function aimed(match: (url: URL) => boolean, spoil: (url: URL, init?: RequestIni
 }
 
 describe('a run against a misbehaving upstream', () => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
-  beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 5 })]);
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
-  });
+  const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 5 });
   afterEach(() => sim.setFaults({}));
 
   it('records RequestValid 0 on its scope with the reason, goes on, and retries it next run', async () => {
@@ -138,11 +129,7 @@ describe('a run against a misbehaving upstream', () => {
 });
 
 describe('Retry-After from the simulator', () => {
-  let sim: RunningSimulator;
-  beforeAll(async () => {
-    sim = await startSimulator({ scale: 'tiny', seed: 5 });
-  });
-  afterAll(() => sim?.close());
+  const sim = useSimulator({ scale: 'tiny', seed: 5 });
 
   const clientWith = (now: number) => {
     const delays: number[] = [];

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { summaryJson, summaryText } from '../../src/commands/sync-report.js';
 import { createSilentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runSync } from '../../src/sync/run.js';
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { startShapeProxy, type ShapeProxy, type ShapeTransform } from '../helpers/shape-proxy.js';
 import { syncOnce, testConfig } from '../helpers/sync.js';
 
@@ -37,16 +37,10 @@ const resultRows = (body: Item) =>
   ((body.Classes as Item[] | undefined) ?? []).flatMap((k) => ((k.Races as Item[] | undefined) ?? []).flatMap((r) => (r.Results as Item[] | undefined) ?? []));
 
 describe.each(BACKENDS)('a field that fails its type (%s)', (backend) => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
   let proxy: ShapeProxy | undefined;
-  beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 31 })]);
-  });
+  const { db, sim } = useWarehouse(backend, { scale: 'tiny', seed: 31 });
   afterAll(async () => {
     await proxy?.close();
-    await sim?.close();
-    await db?.drop();
   });
 
   it('loads its item with NULL in the column, records the value, and keeps it in raw', async () => {

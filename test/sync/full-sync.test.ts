@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { rowsWritten } from '../../src/sync/counters.js';
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 import { diffAgainstTruth } from '../helpers/warehouse.js';
 
 const CASES = BACKENDS.flatMap((backend) => (['tiny', 'small'] as const).map((scale) => [scale, backend] as const));
 
 describe.each(CASES)('a full sync at %s scale on %s', (scale, backend) => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
-  beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale, seed: 11 })]);
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
-  });
+  const { db, sim } = useWarehouse(backend, { scale, seed: 11 });
 
   it('leaves every table equal to the ground truth, row for row', async () => {
     const summary = await syncOnce(db, sim);

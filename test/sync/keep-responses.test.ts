@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { parseBody } from '../../src/api/body.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { responseHash } from '../../src/sync/hash.js';
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { indentJson, readKept, recordingFetch, scopeName, type KeptRow } from '../helpers/served.js';
 import { syncOnce } from '../helpers/sync.js';
 
@@ -17,18 +17,10 @@ const byScope = (kept: readonly KeptRow[]): Map<string, KeptRow[]> => {
 };
 
 describe.each(BACKENDS)('keeping the responses (%s)', (backend) => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
   // Indented on the way (the simulator's own bodies look like JSON.stringify's), so a body
   // re-serialised from its parsed value could not pass for the one received.
   const served = () => recordingFetch(indentJson);
-  beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 5, quirks: { doubleComma: 0.5 } })]);
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
-  });
+  const { db, sim } = useWarehouse(backend, { scale: 'tiny', seed: 5, quirks: { doubleComma: 0.5 } });
 
   it('keeps the body of every loaded scope as served (after the ,, repair), once, beside its hash', async () => {
     const rec = served();
@@ -94,15 +86,7 @@ describe.each(BACKENDS)('keeping the responses (%s)', (backend) => {
 });
 
 describe.each(BACKENDS)('PITWALL_KEEP_RESPONSES=2 (%s)', (backend) => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
-  beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 9 })]);
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
-  });
+  const { db, sim } = useWarehouse(backend, { scale: 'tiny', seed: 9 });
 
   it('keeps the two newest bodies of each scope, oldest deleted in the same run', async () => {
     const env = { PITWALL_KEEP_RESPONSES: '2' };
@@ -130,15 +114,7 @@ describe.each(BACKENDS)('PITWALL_KEEP_RESPONSES=2 (%s)', (backend) => {
 });
 
 describe.each(BACKENDS)('a body quoting the API key (%s)', (backend) => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
-  beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 5 })]);
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
-  });
+  const { db, sim } = useWarehouse(backend, { scale: 'tiny', seed: 5 });
 
   it('is kept with the key redacted', async () => {
     // An upstream that echoes the request URL into a field of every body.
@@ -155,15 +131,7 @@ describe.each(BACKENDS)('a body quoting the API key (%s)', (backend) => {
 });
 
 describe.each(BACKENDS)('a scope whose load fails (%s)', (backend) => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
-  beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 5 })]);
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
-  });
+  const { db, sim } = useWarehouse(backend, { scale: 'tiny', seed: 5 });
 
   it('keeps no body: the body commits or rolls back with its rows', async () => {
     // The database refuses one event's lineups, as it would a value it cannot store. The event is

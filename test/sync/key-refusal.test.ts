@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { KEY_REFUSED_MESSAGE } from '../../src/sync/key-refusal.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useSimulator, useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 
 /**
@@ -10,20 +9,8 @@ import { syncOnce } from '../helpers/sync.js';
  * cause, instead of counting refused scopes; a run where only some roots are refused does not.
  */
 
-let db: TestDatabase;
-let sim: RunningSimulator;
-let httpSim: RunningSimulator;
-beforeAll(async () => {
-  [db, sim, httpSim] = await Promise.all([
-    createTestDatabase(),
-    startSimulator({ scale: 'tiny', seed: 5 }),
-    startSimulator({ scale: 'tiny', seed: 5, invalidRequest: 'http-error' }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([sim?.close(), httpSim?.close()]);
-  await db?.drop();
-});
+const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 5 });
+const httpSim = useSimulator({ scale: 'tiny', seed: 5, invalidRequest: 'http-error' });
 
 const WRONG_KEY = 'not-the-simulator-key';
 

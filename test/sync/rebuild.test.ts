@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
 import { tableMeta } from '../../src/db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../../src/db/schema/mrp.js';
 import { createSilentLogger } from '../../src/log.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import type { EndpointName } from '../../src/sync/endpoints.js';
 import { compressBody } from '../../src/sync/kept-body.js';
 import { runRebuild } from '../../src/sync/rebuild.js';
 import { tryJobLock } from '../../src/sync/sql/job-lock.js';
 import type { RunSummary } from '../../src/sync/summary.js';
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS } from '../helpers/db.js';
+import { useDatabase, useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 import { diffAgainstTruth, fetchTruth, type Truth } from '../helpers/warehouse.js';
 
@@ -26,9 +26,8 @@ const insertedAndRejected = (s: RunSummary) =>
   );
 
 describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
-  let db: TestDatabase;
-  let fresh: TestDatabase;
-  let sim: RunningSimulator;
+  const { db, sim } = useWarehouse(backend, { scale: 'tiny', seed: 5 });
+  const fresh = useDatabase(backend);
   let truth: Truth;
   let freshSync: RunSummary;
   let hashesBefore: unknown[];
@@ -39,7 +38,6 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
     (await db.pool.query('SELECT endpoint, params, status, response_hash FROM pitwall.sync_state ORDER BY endpoint, params')).rows;
 
   beforeAll(async () => {
-    [db, fresh, sim] = await Promise.all([createTestDatabase(backend), createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 5 })]);
     // Bodies replaced by newer ones, and an event gone from its schedule whose detail bodies
     // stay kept: a rebuild must load the newest of each scope and leave the orphan's rows deleted.
     expect((await syncOnce(db, sim)).status).toBe('succeeded');
@@ -54,11 +52,6 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
     // The upstream is gone for good: a rebuild that sent a request would fail its scopes.
     await sim.close();
     await fresh.drop();
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await fresh?.drop();
-    await db?.drop();
   });
 
   it('re-derives every table from the kept bodies alone, equal to the truth and to a fresh sync', async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 
 /**
@@ -25,16 +25,8 @@ function damaging(edit: (url: URL, body: Record<string, unknown>) => boolean): t
 }
 
 describe.each(BACKENDS)('an item without its key (%s)', (backend) => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
   let damagedEvents = 0;
-  beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 9 })]);
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
-  });
+  const { db, sim } = useWarehouse(backend, { scale: 'tiny', seed: 9 });
 
   it('lands in pitwall.rejects with its reason while the rest of its response loads', async () => {
     let victim: number | undefined;

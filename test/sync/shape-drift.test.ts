@@ -5,11 +5,12 @@ import { loadStatus, statusText } from '../../src/commands/status-report.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import type { SyncObserver } from '../../src/sync/observer.js';
 import { runSync, type RunSummary } from '../../src/sync/run.js';
 import { loadDrift } from '../../src/sync/shape/load.js';
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS, type TestDatabase } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { readKept } from '../helpers/served.js';
 import { startShapeProxy, type ShapeTransform, type ShapeProxy } from '../helpers/shape-proxy.js';
 
@@ -48,14 +49,12 @@ async function shapeRows(): Promise<Array<{ endpoint: string; path: string; seen
 }
 
 describe.each(BACKENDS)('the shape report (%s)', (backend) => {
-  beforeEach(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'tiny', seed: 11 })]);
-  });
+  const warehouse = useWarehouse(backend, { scale: 'tiny', seed: 11 }, { perTest: true });
+  // The helpers above are shared by both backends' blocks: each test points them at its own.
+  beforeEach(() => void ({ db, sim } = warehouse));
   afterEach(async () => {
     await proxy?.close();
     proxy = undefined;
-    await sim.close();
-    await db.drop();
   });
 
   it('finds nothing to report against the modelled shapes, and a no-op re-sync writes nothing to shape_paths', async () => {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 
 /**
@@ -10,15 +9,9 @@ import { syncOnce } from '../helpers/sync.js';
  * fewer requests than a batch holds, so here only the end of the run writes them.
  */
 describe('scopes found unchanged by a run', () => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
+  const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 23 });
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 23 })]);
     expect((await syncOnce(db, sim)).status).toBe('succeeded');
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
   });
 
   /** Scopes the run recorded as checked and good (a failed scope records the run too, as failed). */

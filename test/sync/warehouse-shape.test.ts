@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BACKENDS } from '../helpers/db.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
 
 describe.each(BACKENDS)('the warehouse after a sync (%s)', (backend) => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
+  const { db, sim } = useWarehouse(backend, { scale: 'small', seed: 3 });
   beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(backend), startSimulator({ scale: 'small', seed: 3 })]);
     expect((await syncOnce(db, sim)).status).toBe('succeeded');
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
   });
 
   it('holds an event that counts toward two schedules once, linked to both', async () => {

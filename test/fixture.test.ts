@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+
+import { useSimulator } from './helpers/fixture.js';
+import { runMisbehavingFile } from './helpers/misbehaving-run.js';
+
+describe('a fixture stand-in', () => {
+  const sim = useSimulator({ scale: 'tiny', seed: 1 });
+  let outside: unknown;
+  try {
+    void sim.url;
+  } catch (err) {
+    outside = err;
+  }
+
+  it('forwards to the resource its beforeAll opened', async () => {
+    const res = await fetch(`${sim.url}/v2/schedules/years/?key=${sim.key}`);
+    expect(res.status).toBe(200);
+    expect(sim.requests().total).toBe(1);
+  });
+
+  it('says so when read before its beforeAll, at collection', () => {
+    expect(outside).toBeInstanceOf(Error);
+    expect((outside as Error).message).toBe('the simulator is not open here (reading .url): use it inside a test or a hook that runs after its beforeAll');
+  });
+});
+
+describe("a block's resources", () => {
+  it('close newest first, every closer run though a test and a closer failed', async () => {
+    const { code, output } = await runMisbehavingFile('closes-in-reverse');
+    expect(code, output).toBe(1);
+    expect(output).toContain('closed: third, second, first');
+    expect(output).toContain('Error: second failed to close');
+    expect(output).toContain("expected 'third' to be 'not third'");
+  });
+});

@@ -1,0 +1,21 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
+
+/**
+ * A vitest run of one file of test/setup/leaky/ (files that misbehave on purpose), with no
+ * database: what it printed and its exit code, for tests of the test machinery itself.
+ */
+export async function runMisbehavingFile(name: string): Promise<{ code: number | undefined; output: string }> {
+  return promisify(execFile)(process.execPath, [VITEST, 'run', '--config', 'test/setup/leaky/vitest.config.ts', name], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' },
+    timeout: 60_000,
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
+    (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code, output: (err.stdout ?? '') + (err.stderr ?? '') }),
+  );
+}
