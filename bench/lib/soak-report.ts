@@ -64,7 +64,7 @@ export function judge(f: Omit<SoakFigures, 'targets'>): SoakFigures['targets'] {
 }
 
 const mark = (met: boolean | null) => (met === null ? 'n/a' : met ? 'yes' : 'NO');
-const pct = (g: Growth) => (g.growth === null ? 'not judged' : `${g.growth >= 0 ? '+' : ''}${(g.growth * 100).toFixed(1)}%`);
+const pct = (g: Growth) => `${g.growth! >= 0 ? '+' : ''}${(g.growth! * 100).toFixed(1)}%`;
 const min = (ms: number | null) => (ms === null ? '-' : `${(ms / 60_000).toFixed(1)} min`);
 
 /** The soak as plain text: the figures, one sample per minute, and the targets. */
@@ -89,15 +89,25 @@ export function renderSoak(f: SoakFigures): string {
       `(${f.bi.failuresOutsideRestart} outside the restart window), ${f.bi.reconnects} reconnects, ${f.bi.rowsLastSeen} rows last seen`,
   );
   for (const fail of f.bi.failures.slice(0, 5)) out.push(`  failed at ${min(fail.atMs)}: ${fail.error}`);
-  out.push('', 'minute  worker  pid      RSS MB  fds  worker db conns  server sessions');
-  const perMinute = new Map<number, Sample>();
-  for (const s of f.samples) perMinute.set(Math.floor(s.atMs / 60_000), s);
-  for (const [m, s] of perMinute) {
-    out.push(`${String(m + 1).padStart(6)}  ${String(s.life).padStart(6)}  ${String(s.pid).padEnd(7)} ${String(s.rssMb).padStart(6)} ${String(s.fds).padStart(4)} ${String(s.dbConnections).padStart(16)} ${String(s.serverSessions).padStart(16)}`);
+  // Highs per minute: a 10-second sample often falls between runs, when the pool is idle.
+  out.push('', 'minute  worker  pid      RSS MB  fds  worker db conns  server sessions   (highest of the minute\'s samples)');
+  const perMinute = new Map<string, Sample[]>();
+  for (const s of f.samples) {
+    const key = `${Math.floor(s.atMs / 60_000)}:${s.life}`;
+    perMinute.set(key, [...(perMinute.get(key) ?? []), s]);
+  }
+  for (const ss of perMinute.values()) {
+    const m = Math.floor(ss[0]!.atMs / 60_000);
+    const high = (k: 'rssMb' | 'fds' | 'dbConnections' | 'serverSessions') => String(Math.max(...ss.map((s) => s[k])));
+    const last = ss.at(-1)!;
+    out.push(`${String(m + 1).padStart(6)}  ${String(last.life).padStart(6)}  ${String(last.pid).padEnd(7)} ${high('rssMb').padStart(6)} ${high('fds').padStart(4)} ${high('dbConnections').padStart(16)} ${high('serverSessions').padStart(16)}`);
   }
   for (const [life, g] of Object.entries(f.growth)) {
-    out.push(`${life}, highs first -> last third after warm-up: RSS ${g.rssMb.early} -> ${g.rssMb.late} MB (${pct(g.rssMb)}), ` +
-      `fds ${g.fds.early} -> ${g.fds.late} (${pct(g.fds)}), db conns ${g.dbConnections.early} -> ${g.dbConnections.late} (${pct(g.dbConnections)})`);
+    const show = (x: Growth, unit = '') => (x.growth === null ? 'not judged' : `${x.early} -> ${x.late}${unit} (${pct(x)})`);
+    out.push(`${life}, highs of the first and last third after warm-up: RSS ${show(g.rssMb, ' MB')}, fds ${show(g.fds)}, db conns ${show(g.dbConnections)}`);
+  }
+  if (Object.values(f.growth).some((g) => g.rssMb.growth === null)) {
+    out.push(`  (a worker's life is judged when it lasts ${(WARMUP_MS + MIN_JUDGED_MS) / 60_000} min or more: ${WARMUP_MS / 60_000} min warm-up, then ${MIN_JUDGED_MS / 60_000} min)`);
   }
   out.push('', `warehouse equals the simulator's truth: ${f.truth.matches ? 'yes' : 'no'}`);
   if (!f.truth.matches) out.push(JSON.stringify(f.truth.differences, null, 2).slice(0, 3000));
