@@ -80,13 +80,14 @@ const schema = z.object({
   cronFull: cron,
   timezone: timeZone,
   dataDir: z.string().trim().min(1),
+  sqlPort: int(1, 65535).optional(),
   keepResponses: int(1, 1_000),
 });
 
 export type Config = Readonly<z.output<typeof schema>>;
 export type ConfigKey = keyof Config;
 /** Settings with no default; a command that needs one passes it in `require`. */
-export type OptionalKey = 'apiKey' | 'databaseUrl' | 'httpPort' | 'httpToken';
+export type OptionalKey = 'apiKey' | 'databaseUrl' | 'httpPort' | 'httpToken' | 'sqlPort';
 export type ConfigWith<R extends OptionalKey> = Config & { readonly [K in R]: NonNullable<Config[K]> };
 
 export interface ConfigVariable {
@@ -247,6 +248,13 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     default: './.pitwall',
     description: 'Directory for pitwall\'s local files: the embedded warehouse\'s data, password and server log when DATABASE_URL is unset.',
     expected: 'a non-empty path',
+  },
+  sqlPort: {
+    env: 'PITWALL_SQL_PORT',
+    flag: '--sql-port',
+    default: undefined,
+    description: 'Port of the embedded warehouse\'s PostgreSQL server on 127.0.0.1, for psql and BI tools; unset = the port it had last time (a free one the first time).',
+    expected: 'an integer from 1 to 65535',
   },
   keepResponses: {
     env: 'PITWALL_KEEP_RESPONSES',

@@ -87,7 +87,7 @@ describe('loadConfig', () => {
 
 describe('CONFIG_VARIABLES', () => {
   it('lists every setting once, with a description, for --help and the README', () => {
-    const keys = Object.keys(loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db', PITWALL_HTTP_PORT: '0', PITWALL_HTTP_TOKEN: 'x'.repeat(16) }));
+    const keys = Object.keys(loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db', PITWALL_HTTP_PORT: '0', PITWALL_SQL_PORT: '5433', PITWALL_HTTP_TOKEN: 'x'.repeat(16) }));
     expect(CONFIG_VARIABLES.map((v) => v.key).sort()).toEqual(keys.sort());
     expect(new Set(CONFIG_VARIABLES.map((v) => v.env)).size).toBe(CONFIG_VARIABLES.length);
     for (const v of CONFIG_VARIABLES) expect(v.description.length, v.env).toBeGreaterThan(10);

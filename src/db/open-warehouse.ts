@@ -32,8 +32,6 @@ export interface OpenWarehouseOptions {
   purpose?: string;
   /** Embedded only: a directory other than `config.dataDir` (the demo keeps its own). */
   dir?: string;
-  /** Embedded only: the port to start the server on, when it is not running yet. */
-  port?: number;
   /** Embedded only: empty the warehouse first (the demo's own directory; never DATABASE_URL's). */
   fresh?: boolean;
 }
@@ -58,10 +56,22 @@ export async function openWarehouse(config: Config, logger: Logger, options: Ope
   const dir = options.dir ?? config.dataDir;
   const notice = legacyWarehouseNotice(dir);
   if (notice) logger.warn(notice);
-  const server = await openEmbeddedServer({ dir, purpose: options.purpose ?? 'command', ...(options.port ? { port: options.port } : {}) }).catch((err: unknown) => {
+  const server = await openEmbeddedServer({
+    dir,
+    purpose: options.purpose ?? 'command',
+    setting: options.dir === undefined ? 'PITWALL_DATA_DIR' : 'the warehouse directory',
+    ...(config.sqlPort !== undefined ? { port: config.sqlPort } : {}),
+  }).catch((err: unknown) => {
     if (!(err instanceof EmbeddedServerError)) throw err;
     throw new WarehouseUnavailableError({ warehouse: dir, problem: err.problem, remedy: err.remedy }, { cause: err });
   });
+  if (server.notice) logger.info(server.notice);
+  if (config.sqlPort !== undefined && server.port !== config.sqlPort) {
+    // Joined a server another pitwall process started before PITWALL_SQL_PORT was set (or changed).
+    logger.warn(
+      `the embedded warehouse's server is already running on port ${server.port}, not on PITWALL_SQL_PORT's ${config.sqlPort}; it moves there when every pitwall process and client using it has stopped`,
+    );
+  }
   const pool = createPool(server.url, { max, logger });
   let closed: Promise<void> | undefined;
   const close = () =>

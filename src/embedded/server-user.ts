@@ -30,21 +30,16 @@ export function serverUser(): ServerUser | null {
 }
 
 /**
- * Checks that `user` can reach `dir`: every directory above it must be searchable by others,
- * since the server's user is neither their owner nor (usually) in their group. /root is the
- * common case: mode 0700.
+ * The first directory above `path` that `user` cannot pass through, or null when it reaches
+ * `path`: every directory above it must be searchable by that user, who is neither their owner
+ * nor (usually) in their group. /root (mode 0700) and a mktemp -d directory are the common cases.
  */
-export function assertReachable(dir: string, user: ServerUser): void {
-  for (let at = dirname(dir); ; at = dirname(at)) {
+export function blockingDirectory(path: string, user: ServerUser): { at: string; mode: number } | null {
+  for (let at = dirname(path); ; at = dirname(at)) {
     const st = statSync(at);
     const searchable = st.uid === user.uid ? st.mode & 0o100 : st.gid === user.gid ? st.mode & 0o010 : st.mode & 0o001;
-    if (!searchable) {
-      throw new EmbeddedServerError(
-        `the embedded PostgreSQL runs as user ${user.name} (it refuses to run as root) and cannot reach ${dir}: ${at} is mode ${(st.mode & 0o777).toString(8)}`,
-        'set PITWALL_DATA_DIR to a directory outside it (e.g. /var/lib/pitwall), run pitwall as another user, or set DATABASE_URL',
-      );
-    }
-    if (dirname(at) === at) return;
+    if (!searchable) return { at, mode: st.mode & 0o777 };
+    if (dirname(at) === at) return null;
   }
 }
 

@@ -1,35 +1,35 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 
 import pg from 'pg';
 
 import { postgresBinaries } from './binaries.js';
+import { clusterPlace, currentClusterData, POSTGRES_SUBDIR, sweepOrphanClusters } from './cluster-home.js';
+import { dataDirError } from './data-dir-errors.js';
 import { withDataDirLock } from './data-dir-lock.js';
 import { EmbeddedServerError } from './errors.js';
+import { initCluster, SUPERUSER } from './init-cluster.js';
+import { pgCtl, type PgTools } from './pg-tools.js';
 import { otherLiveClients, registerClient, unregisterClient } from './server-clients.js';
-import { assertReachable, chownTree, serverUser, type ServerUser } from './server-user.js';
+import { choosePort, portTaken, rememberPort } from './server-port.js';
+import { chownTree, serverUser } from './server-user.js';
 
-const run = promisify(execFile);
+export { POSTGRES_SUBDIR };
 
-/** The server's data directory (PGDATA) inside a warehouse directory. */
-export const POSTGRES_SUBDIR = 'postgres';
 const PASSWORD_FILE = 'password';
-const PORT_FILE = 'port';
 /** Inside PGDATA, so that the server's user can write it when pitwall runs as root. */
 const LOG_FILE = 'pitwall-server.log';
-const SUPERUSER = 'postgres';
 
 export interface EmbeddedServerOptions {
   /** The warehouse directory (PITWALL_DATA_DIR). */
   dir: string;
   /** What this process is, for the lock file and the messages of another process. */
   purpose: string;
-  /** The port to start on; by default the one used last time if free, else any free one. */
+  /** The port to start on (PITWALL_SQL_PORT); by default the one used last time, a free one the first time. */
   port?: number;
+  /** The setting that named `dir`, for the message when it cannot be written (default PITWALL_DATA_DIR). */
+  setting?: string;
 }
 
 export interface EmbeddedServer {
@@ -42,14 +42,17 @@ export interface EmbeddedServer {
   started: boolean;
   /** Milliseconds spent creating (initdb), starting or joining the server. */
   startMs: number;
+  /** Set when something was done that a user should know of (the cluster placed outside `dir`). */
+  notice: string | undefined;
   /** Leaves the server: the last pitwall process to leave, with no other client attached, stops it. */
   close(): Promise<void>;
 }
 
 interface Layout {
   dir: string;
+  /** PGDATA: `dir/postgres`, or where its link points (see cluster-home.ts). */
   data: string;
-  user: ServerUser | null;
+  tools: PgTools;
 }
 
 /**
@@ -64,20 +67,36 @@ interface Layout {
  * servers, and the last process to leave (see server-clients.ts) stops it.
  */
 export async function openEmbeddedServer(options: EmbeddedServerOptions): Promise<EmbeddedServer> {
-  const began = performance.now();
   const dir = resolve(options.dir);
+  try {
+    return await open(dir, options);
+  } catch (err) {
+    throw dataDirError(err, dir, options.setting ?? 'PITWALL_DATA_DIR') ?? err;
+  }
+}
+
+async function open(dir: string, options: EmbeddedServerOptions): Promise<EmbeddedServer> {
+  const began = performance.now();
   const user = serverUser();
-  const layout: Layout = { dir, data: join(dir, POSTGRES_SUBDIR), user };
-  const { port, started, password } = await withDataDirLock(dir, options.purpose, async () => {
-    prepareDirectory(layout);
+  const tools: PgTools = { user, bin: postgresBinaries(user) };
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Clusters kept outside their warehouse directory (root only) whose directory is gone.
+  if (user) await sweepOrphanClusters(tools);
+  const opened = await withDataDirLock(dir, options.purpose, async () => {
+    const place = clusterPlace(dir, user);
+    const layout: Layout = { dir, data: place.data, tools };
+    // The server's user must pass through the directory to its data directory; the password
+    // file in it stays readable by this process's user alone.
+    if (user && place.data === join(dir, POSTGRES_SUBDIR)) chmodSync(dir, statSync(dir).mode | 0o011);
     const password = readOrCreatePassword(dir);
-    if (!existsSync(join(layout.data, 'PG_VERSION'))) await initCluster(layout, password);
+    if (!existsSync(join(layout.data, 'PG_VERSION'))) await initCluster(tools, layout.data, dir, password);
     else if (user && statSync(layout.data).uid !== user.uid) chownTree(layout.data, user);
     const running = await runningPort(layout, password);
     const port = running ?? (await start(layout, options.port));
     registerClient(dir, options.purpose);
-    return { port, started: running === null, password };
+    return { layout, port, started: running === null, password, notice: place.notice };
   });
+  const { layout, port, started, password, notice } = opened;
   const url = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   let closed: Promise<void> | undefined;
   return {
@@ -85,6 +104,7 @@ export async function openEmbeddedServer(options: EmbeddedServerOptions): Promis
     port,
     dir,
     started,
+    notice,
     startMs: Math.round(performance.now() - began),
     close: () => (closed ??= withDataDirLock(dir, `${options.purpose} (leaving)`, () => leave(layout, url))),
   };
@@ -92,58 +112,17 @@ export async function openEmbeddedServer(options: EmbeddedServerOptions): Promis
 
 /** Stops the server of a directory now, whatever uses it: for tests and the benchmark. */
 export async function stopEmbeddedServer(dir: string): Promise<void> {
-  const data = join(resolve(dir), POSTGRES_SUBDIR);
+  const at = resolve(dir);
+  const data = currentClusterData(at);
   if (!existsSync(join(data, 'postmaster.pid'))) return;
-  await withDataDirLock(resolve(dir), 'stop', () => pgCtl({ dir: resolve(dir), data, user: serverUser() }, ['stop', '-m', 'fast', '-w']).then(() => undefined));
-}
-
-function prepareDirectory({ dir, user }: Layout): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (!user) return;
-  // The server's user must pass through the directory to its data directory; the password file
-  // in it stays readable by this process's user alone.
-  chmodSync(dir, statSync(dir).mode | 0o011);
-  assertReachable(dir, user);
+  const user = serverUser();
+  await withDataDirLock(at, 'stop', () => pgCtl({ user, bin: postgresBinaries(user) }, data, ['stop', '-m', 'fast', '-w']).then(() => undefined));
 }
 
 function readOrCreatePassword(dir: string): string {
   const path = join(dir, PASSWORD_FILE);
   if (!existsSync(path)) writeFileSync(path, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
   return readFileSync(path, 'utf8').trim();
-}
-
-/**
- * initdb into a scratch directory, renamed into place once complete: a pitwall killed during
- * initdb leaves no half-made data directory that would look like a cluster next time.
- */
-async function initCluster(layout: Layout, password: string): Promise<void> {
-  const scratch = `${layout.data}.init`;
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(scratch, { mode: 0o700 });
-  const pwfile = join(scratch, '.pwfile');
-  writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
-  if (layout.user) chownTree(scratch, layout.user);
-  const initdb = postgresBinaries().initdb;
-  // initdb wants an empty directory; the password file is moved out of the way by giving it a
-  // directory of its own one level down.
-  const data = join(scratch, 'data');
-  try {
-    await exec(layout, initdb, ['-D', data, '-U', SUPERUSER, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C']);
-  } catch (err) {
-    const said = (err as Error).message;
-    throw new EmbeddedServerError(
-      `initdb could not create the embedded PostgreSQL in ${layout.data}: ${said.split('\n').find((l) => /error|fatal/i.test(l)) ?? said.split('\n')[0]}`,
-      `check that ${layout.dir} is writable and its disk has room`,
-      said,
-    );
-  }
-  // Local TCP only: no Unix socket (its default directory may not exist or be writable here).
-  appendFileSync(
-    join(data, 'postgresql.conf'),
-    "\n# pitwall's embedded warehouse\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\n",
-  );
-  renameSync(data, layout.data);
-  rmSync(scratch, { recursive: true, force: true });
 }
 
 /** The port of this directory's running server, when one is running and accepts the password. */
@@ -169,35 +148,36 @@ async function runningPort(layout: Layout, password: string): Promise<number | n
   }
 }
 
-async function start(layout: Layout, wanted: number | undefined): Promise<number> {
-  const candidates = wanted !== undefined ? [wanted] : [rememberedPort(layout.dir), 0, 0].filter((p): p is number => p !== undefined);
+/**
+ * Starts the server on the port choosePort gives. Only a free port picked this first time is
+ * replaced when another program takes it between asking and binding; a configured or remembered
+ * port that is taken is reported.
+ */
+async function start(layout: Layout, configured: number | undefined): Promise<number> {
   const logFile = join(layout.data, LOG_FILE);
-  for (const [i, candidate] of candidates.entries()) {
-    const port = candidate || (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    const choice = await choosePort(layout.dir, configured);
     try {
-      await pgCtl(layout, ['start', '-w', '-t', '60', '-l', logFile, '-o', `-p ${port}`]);
-      writeFileSync(join(layout.dir, PORT_FILE), `${port}\n`);
-      return port;
+      await pgCtl(layout.tools, layout.data, ['start', '-w', '-t', '60', '-l', logFile, '-o', `-p ${choice.port}`]);
+      rememberPort(layout.dir, choice.port);
+      return choice.port;
     } catch (err) {
-      // Another port helps only when this one was taken (the remembered port by another program,
-      // a free one between asking and binding); any other failure would only repeat.
+      const said = (err as Error).message;
       const log = tail(logFile, 20);
-      const taken = /could not (bind|create any TCP\/IP sockets)/.test(log);
-      if (!taken || i === candidates.length - 1) throw startError(layout, (err as Error).message, log, taken ? port : undefined);
+      if (!/could not (bind|create any TCP\/IP sockets)/.test(log)) throw startError(layout, said, log);
+      if (choice.source === 'free' && attempt < 2) continue;
+      const taken = portTaken(layout.dir, choice);
+      throw new EmbeddedServerError(taken.problem, taken.remedy, `${said}\n${log}`);
     }
   }
-  throw new Error('unreachable: no port to start on');
 }
 
-/** Why the server did not start: the port taken, else its log's last FATAL line; and what to do. */
-function startError(layout: Layout, said: string, log: string, takenPort: number | undefined): EmbeddedServerError {
+/** Why the server did not start: its log's last FATAL line; and what to do. */
+function startError(layout: Layout, said: string, log: string): EmbeddedServerError {
   const logFile = join(layout.data, LOG_FILE);
-  const detail = `${said}\n${log}`;
-  const problem = `the embedded PostgreSQL in ${layout.data} did not start`;
-  if (takenPort !== undefined) return new EmbeddedServerError(`${problem}: port ${takenPort} is in use`, 'choose another with --port', detail);
   const fatal = log.split('\n').reverse().find((l) => / (FATAL|PANIC): /.test(l));
   const cause = fatal?.replace(/^.*? (FATAL|PANIC): +/, '') ?? said.split('\n')[0];
-  return new EmbeddedServerError(`${problem}: ${cause}`, `see the server's log, ${logFile}`, detail);
+  return new EmbeddedServerError(`the embedded PostgreSQL in ${layout.data} did not start: ${cause}`, `see the server's log, ${logFile}`, `${said}\n${log}`);
 }
 
 /** Stops the server unless another pitwall process or another client (psql, a BI tool) uses it. */
@@ -216,46 +196,7 @@ async function leave(layout: Layout, url: string): Promise<void> {
   } finally {
     await client.end().catch(() => undefined);
   }
-  if (existsSync(join(layout.data, 'postmaster.pid'))) await pgCtl(layout, ['stop', '-m', 'fast', '-w', '-t', '60']);
-}
-
-async function pgCtl(layout: Layout, args: string[]): Promise<string> {
-  return exec(layout, postgresBinaries().pgCtl, ['-D', layout.data, ...args]);
-}
-
-async function exec(layout: Layout, file: string, args: string[]): Promise<string> {
-  try {
-    const { stdout } = await run(file, args, {
-      ...(layout.user ? { uid: layout.user.uid, gid: layout.user.gid } : {}),
-      // The server's messages in plain English, whatever the user's locale.
-      env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
-      cwd: layout.user ? '/' : process.cwd(),
-    });
-    return stdout;
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    throw new Error(e.stderr?.trim() || e.message);
-  }
-}
-
-/** The port the server had last time, kept so that psql and BI tool settings keep working. */
-function rememberedPort(dir: string): number | undefined {
-  try {
-    return Number(readFileSync(join(dir, PORT_FILE), 'utf8').trim()) || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
+  if (existsSync(join(layout.data, 'postmaster.pid'))) await pgCtl(layout.tools, layout.data, ['stop', '-m', 'fast', '-w', '-t', '60']);
 }
 
 function tail(path: string, lines: number): string {

@@ -147,10 +147,11 @@ describe('an embedded warehouse that cannot start', () => {
       const r = await runCli(['serve-sql', '--port', String(port)], { PITWALL_DATA_DIR: dir });
       expect(r.code).toBe(1);
       expect(r.stderr.trim().split('\n')).toEqual([
-        `pitwall: cannot open the warehouse at ${dir}: the embedded PostgreSQL in ${join(dir, 'postgres')} did not start: port ${port} is in use; choose another with --port`,
+        `pitwall: cannot open the warehouse at ${dir}: the embedded warehouse's port ${port} is in use by another program; set PITWALL_SQL_PORT to a free port`,
       ]);
-      const debug = await runCli(['serve-sql', '--port', String(port), '--log-level', 'debug'], { PITWALL_DATA_DIR: dir });
-      expect(debug.stderr).toMatch(/could not bind IPv4 address "127\.0\.0\.1"/);
+      const debug = await runCli(['sql', 'SELECT 1', '--log-level', 'debug'], { PITWALL_DATA_DIR: dir, PITWALL_SQL_PORT: String(port) });
+      expect(debug.stderr).toContain(`port ${port} is in use by another program`);
+      expect(debug.stderr).toMatch(/WarehouseUnavailableError/);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
       rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,29 @@
+import { EmbeddedServerError } from './errors.js';
+
+/** File-system error codes that mean "this directory cannot hold a warehouse", in words. */
+const CAUSES: Record<string, string> = {
+  EROFS: 'read-only file system',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'a part of the path is a file, not a directory',
+  EEXIST: 'it is a file, not a directory',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+};
+
+/**
+ * A file-system failure on the warehouse directory itself (creating it, its lock, its password
+ * file), as one line naming the setting that chose the directory: otherwise a read-only
+ * PITWALL_DATA_DIR surfaces as an EROFS stack trace from deep in the lock code. Null for any
+ * other error, which is left as it is.
+ */
+export function dataDirError(err: unknown, dir: string, setting: string): EmbeddedServerError | null {
+  const e = err as NodeJS.ErrnoException;
+  if (!e || typeof e.code !== 'string' || !(e.code in CAUSES) || typeof e.path !== 'string') return null;
+  if (e.path !== dir && !e.path.startsWith(`${dir}/`) && !dir.startsWith(`${e.path}/`)) return null;
+  return new EmbeddedServerError(
+    `${setting} (${dir}) is not writable: ${CAUSES[e.code]} (${e.code})`,
+    `set ${setting} to a directory pitwall may write, or set DATABASE_URL to use a PostgreSQL server`,
+    e.message,
+  );
+}

@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { PITWALL_BIN, runCli } from '../helpers/cli.js';
+import { copyEmbeddedTemplate } from '../helpers/db.js';
+import { warehouseTempDir } from '../helpers/temp-dir.js';
+
+const remedy = 'set PITWALL_DATA_DIR to a directory pitwall may write, or set DATABASE_URL to use a PostgreSQL server';
+const oneLine = (dir: string, cause: string) => [`pitwall: cannot open the warehouse at ${dir}: PITWALL_DATA_DIR (${dir}) is not writable: ${cause}; ${remedy}`];
+
+describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
+  const tmp = warehouseTempDir('pitwall-unwritable');
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('under a file: one line naming the variable, no stack', async () => {
+    writeFileSync(join(tmp, 'file'), 'not a directory\n');
+    const dir = join(tmp, 'file', 'warehouse');
+    const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual(oneLine(dir, 'a part of the path is a file, not a directory (ENOTDIR)'));
+  });
+
+  it('on a read-only file system, with a warehouse in it: one line naming the variable, no stack', async () => {
+    const dir = copyEmbeddedTemplate();
+    try {
+      // A read-only bind mount of the directory, in a mount namespace of the command's own
+      // (root, as here); another user gets a directory it may not write instead.
+      const root = process.getuid?.() === 0;
+      const pitwall = `exec ${process.execPath} ${PITWALL_BIN} sql 'SELECT 1'`;
+      const [file, args] = root ? ['unshare', ['--mount', 'sh', '-c', `mount --bind -o ro ${dir} ${dir} && ${pitwall}`]] : ['sh', ['-c', `chmod 500 ${dir} && ${pitwall}`]];
+      const r = await promisify(execFile)(file, args, { env: { PATH: process.env.PATH ?? '', PITWALL_DATA_DIR: dir } }).then(
+        () => ({ code: 0, stderr: '' }),
+        (err: { code: number; stderr: string }) => err,
+      );
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toEqual(oneLine(dir, root ? 'read-only file system (EROFS)' : 'permission denied (EACCES)'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
