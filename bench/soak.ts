@@ -40,6 +40,8 @@ const SAMPLE_EVERY_MS = 10_000;
 const BI_EVERY_MS = 10_000;
 /** After the restarted worker is up, how long BI failures still count as the restart's. */
 const RESTART_GRACE_MS = 60_000;
+/** How long the kill may wait, once halfway, for a run to be going: a kill between runs proves less. */
+const KILL_WAIT_MS = 60_000;
 /** How long the last runs may take once faults stop: the next minute's runs, and a retry. */
 const FINAL_WAIT_MS = 5 * 60_000;
 
@@ -74,6 +76,19 @@ function faultConfig(rate: number) {
   return { rate, kinds: FAULT_KINDS.flatMap((k) => Array<string>(CHAOS_WEIGHTS[k]).fill(k)), slowMs: 5000, retryAfterSeconds: 1 };
 }
 
+/** The first run seen going (`job #id`) within `limitMs`, or null. */
+async function runInProgress(pool: Warehouse['pool'], limitMs: number): Promise<string | null> {
+  const deadline = performance.now() + limitMs;
+  do {
+    const { rows } = await pool.query<{ job: string; run_id: number }>(
+      `SELECT job, run_id::int AS run_id FROM pitwall.sync_runs WHERE status = 'running' ORDER BY job = 'full' DESC, run_id DESC LIMIT 1`,
+    );
+    if (rows[0]) return `${rows[0].job} #${rows[0].run_id}`;
+    await sleep(1000);
+  } while (performance.now() < deadline);
+  return null;
+}
+
 /** Waits until a run of every job that started after `since` has succeeded, up to `limitMs`. */
 async function lastRunsSucceed(pool: Warehouse['pool'], since: Date, limitMs: number): Promise<boolean> {
   const deadline = performance.now() + limitMs;
@@ -105,7 +120,7 @@ async function soak(o: Options, dir: string, since: number): Promise<Omit<SoakFi
   const timers: NodeJS.Timeout[] = [];
   const samples: Sample[] = [];
   const postmasters = new Set<number>();
-  const kill: SoakFigures['kill'] = { atMs: null, restartedAtMs: null, windowEndMs: null };
+  const kill: SoakFigures['kill'] = { atMs: null, duringRun: null, restartedAtMs: null, windowEndMs: null };
   const final: SoakFigures['final'] = { faultsOffAtMs: null, lastRunsSucceeded: false, waitedMs: 0 };
   let stoppingAtMs = Infinity;
   let worker1: PitwallProcess | undefined;
@@ -156,10 +171,11 @@ async function soak(o: Options, dir: string, since: number): Promise<Omit<SoakFi
 
     const runMs = o.minutes * 60_000;
     await sleep(Math.max(0, workerUpAt + runMs / 2 - at()));
+    kill.duringRun = await runInProgress(pool, KILL_WAIT_MS);
     kill.atMs = at();
     worker.child.kill('SIGKILL');
     await worker.exited;
-    out(`soak: worker ${worker.pid} killed with SIGKILL at ${(kill.atMs / 60_000).toFixed(1)} min; starting it again`);
+    out(`soak: worker ${worker.pid} killed with SIGKILL at ${(kill.atMs / 60_000).toFixed(1)} min, ${kill.duringRun ? `during run ${kill.duringRun}` : 'between runs'}; starting it again`);
     worker = start('worker-2', ['worker'], workerEnv);
     life = 2;
     await worker.waitForLine(/"worker started"/, 120_000);
@@ -174,15 +190,17 @@ async function soak(o: Options, dir: string, since: number): Promise<Omit<SoakFi
     final.lastRunsSucceeded = await lastRunsSucceed(pool, new Date(), FINAL_WAIT_MS);
     final.waitedMs = at() - final.faultsOffAtMs;
     const differences = await diffAgainstTruth(pool, simUrl);
-    const runs = countRuns(await readRuns(pool));
     await sampleNow();
     for (const t of timers) clearInterval(t);
+
+    // The worker first, so that the runs are counted once none can be going any more.
+    stoppingAtMs = at();
+    await worker.stop(60_000);
+    const runs = countRuns(await readRuns(pool));
     await bi.stop();
     await monitor.close();
     monitor = undefined;
-
-    stoppingAtMs = at();
-    await Promise.all([worker.stop(60_000), serve.stop(60_000)]);
+    await serve.stop(60_000);
     const leftovers = await settledLeftovers(dataDir, postmasters);
     await sim.stop(10_000);
 

@@ -11,7 +11,13 @@ export interface SoakFigures {
   faultRate: number;
   machine: { cores: number; node: string; loadAverage: { start: number; end: number } };
   /** Milliseconds since the start: the kill -9, and when the restarted worker logged "worker started". */
-  kill: { atMs: number | null; restartedAtMs: number | null; windowEndMs: number | null };
+  kill: {
+    atMs: number | null;
+    restartedAtMs: number | null;
+    windowEndMs: number | null;
+    /** The run the kill interrupted, `job #id`; null when none was going. */
+    duringRun: string | null;
+  };
   runs: RunReport;
   /** When faults stopped, and whether one last run of every job then succeeded. */
   final: { faultsOffAtMs: number | null; lastRunsSucceeded: boolean; waitedMs: number };
@@ -53,6 +59,7 @@ export function judge(f: Omit<SoakFigures, 'targets'>): SoakFigures['targets'] {
     workerRestarted: { target: 'kill -9 halfway, worker restarted', met: f.kill.atMs !== null && f.kill.restartedAtMs !== null },
     noUnexpectedExit: { target: 'no process exits by itself', met: f.unexpectedExits.length === 0 },
     everyJobSucceeds: { target: 'each job succeeds, last runs too', met: f.final.lastRunsSucceeded },
+    noRunLeftRunning: { target: 'no run left running after the stop', met: f.runs.all.running === 0 },
     biFailures: { target: '0 failed BI queries outside the restart', met: f.bi.failuresOutsideRestart === 0 && f.bi.queries > 0 },
     resourcesFlat: {
       target: `growth < ${GROWTH_LIMIT * 100}% after ${WARMUP_MS / 60_000} min warm-up`,
@@ -82,7 +89,7 @@ export function renderSoak(f: SoakFigures): string {
         ` ${String(c.retriedToSuccess).padStart(19)} ${String(c.notRecovered).padStart(14)}`,
     );
   }
-  out.push('', `kill -9 of the worker at ${min(f.kill.atMs)}, restarted worker up at ${min(f.kill.restartedAtMs)}, restart window until ${min(f.kill.windowEndMs)}`);
+  out.push('', `kill -9 of the worker at ${min(f.kill.atMs)} (${f.kill.duringRun ? `during run ${f.kill.duringRun}` : 'no run going'}), restarted worker up at ${min(f.kill.restartedAtMs)}, restart window until ${min(f.kill.windowEndMs)}`);
   out.push(`faults off at ${min(f.final.faultsOffAtMs)}; a last run of every job succeeded: ${f.final.lastRunsSucceeded ? 'yes' : 'no'} (waited ${min(f.final.waitedMs)})`);
   out.push(
     `BI session (${f.bi.recipe} every 10 s): ${f.bi.queries} queries, ${f.bi.failures.length} failed ` +
