@@ -1,5 +1,6 @@
 import { loadConfig } from '../config.js';
 import { openWarehouse } from '../db/open-warehouse.js';
+import { markDeadRuns } from '../sync/sql/dead-runs.js';
 
 import { CONFIG_FLAG_OPTIONS, EXIT, HELP, configFlags, makeLogger, parse, type CommandContext } from './context.js';
 import { loadStatus, statusText } from './status-report.js';
@@ -10,6 +11,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   const config = loadConfig(ctx.env, configFlags(values));
   const warehouse = await openWarehouse(config, makeLogger(config, ctx), { poolMax: 1, purpose: 'status' });
   try {
+    // A run whose process died is shown abandoned now, not only once a worker restarts.
+    await markDeadRuns(warehouse.pool);
     const report = await loadStatus(warehouse.pool);
     ctx.out(values.json ? JSON.stringify(report) : statusText(report));
     return EXIT.ok;

@@ -11,8 +11,9 @@ export async function insertRun(db: pg.Pool, job: string, trigger: string, statu
   // left 'running' and the next run of the job marks it abandoned.
   const { rows } = await queryWithRetry<{ run_id: string }>(
     db,
-    `INSERT INTO pitwall.sync_runs (job, trigger, status, host, pid, finished_at)
-     VALUES ($1, $2, $3, $4, $5, CASE WHEN $3 = 'running' THEN NULL ELSE now() END) RETURNING run_id`,
+    `INSERT INTO pitwall.sync_runs (job, trigger, status, host, pid, finished_at, heartbeat_at)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $3 = 'running' THEN NULL ELSE now() END, CASE WHEN $3 = 'running' THEN now() END)
+     RETURNING run_id`,
     [job, trigger, status, hostname(), process.pid],
   );
   return Number(rows[0]?.run_id);
@@ -29,11 +30,20 @@ export interface RunTotals {
   unknownFields: number;
 }
 
+/** Scopes finished so far, and known so far. */
+export interface RunScopes {
+  done: number;
+  total: number;
+}
+
+const totalsParams = (t: RunTotals) => [t.requests, t.retries, t.inserted, t.updated, t.unchanged, t.deleted, t.rejected];
+
 export async function finishRun(
   db: pg.Pool,
   runId: number,
   status: RunStatus,
   totals: RunTotals,
+  scopes: RunScopes,
   summary: unknown,
   error: string | null,
 ): Promise<void> {
@@ -41,35 +51,22 @@ export async function finishRun(
     db,
     `UPDATE pitwall.sync_runs SET status = $2, finished_at = now(), requests = $3, retries = $4,
        rows_inserted = $5, rows_updated = $6, rows_unchanged = $7, rows_deleted = $8, rows_rejected = $9,
-       unknown_fields = $10, summary = $11::jsonb, error = $12
+       scopes_done = $10, scopes_total = $11, unknown_fields = $12, summary = $13::jsonb, error = $14
      WHERE run_id = $1`,
-    [
-      runId,
-      status,
-      totals.requests,
-      totals.retries,
-      totals.inserted,
-      totals.updated,
-      totals.unchanged,
-      totals.deleted,
-      totals.rejected,
-      totals.unknownFields,
-      JSON.stringify(summary),
-      error,
-    ],
+    [runId, status, ...totalsParams(totals), scopes.done, scopes.total, totals.unknownFields, JSON.stringify(summary), error],
   );
 }
 
 /**
- * Runs of `job` still marked running. Called only while holding the job's advisory lock, so no
- * live process can own them: they were left by a process that died.
+ * A running run's figures so far. Not retried: the next beat writes newer ones. Only while the
+ * row is still `running`, so a late beat never undoes the run's own finish.
  */
-export async function markAbandoned(db: pg.Pool | pg.ClientBase, job: string): Promise<number> {
-  const { rowCount } = await queryWithRetry(
-    db,
-    `UPDATE pitwall.sync_runs SET status = 'abandoned', finished_at = COALESCE(finished_at, now())
-      WHERE job = $1 AND status = 'running'`,
-    [job],
+export async function recordHeartbeat(db: pg.Pool, runId: number, totals: RunTotals, scopes: RunScopes, summary: unknown): Promise<void> {
+  await db.query(
+    `UPDATE pitwall.sync_runs SET heartbeat_at = now(), requests = $2, retries = $3,
+       rows_inserted = $4, rows_updated = $5, rows_unchanged = $6, rows_deleted = $7, rows_rejected = $8,
+       scopes_done = $9, scopes_total = $10, summary = $11::jsonb
+     WHERE run_id = $1 AND status = 'running'`,
+    [runId, ...totalsParams(totals), scopes.done, scopes.total, JSON.stringify(summary)],
   );
-  return rowCount ?? 0;
 }

@@ -1,0 +1,75 @@
+import type pg from 'pg';
+
+import type { Logger } from '../log.js';
+
+import type { RunCounters } from './counters.js';
+import { recordHeartbeat, type RunScopes } from './sql/sync-runs.js';
+import { buildSummary, type RunJob } from './summary.js';
+
+/**
+ * How often a running run writes its progress to its pitwall.sync_runs row. Short enough that a
+ * display looks alive and a dead run is recognised within a minute; long enough that the UPDATE
+ * costs nothing beside the run's own writes.
+ */
+export const HEARTBEAT_INTERVAL_MS = 5_000;
+
+/**
+ * A running run whose heartbeat is older than this (and whose job lock is free) is dead. Three
+ * intervals: one late beat (a busy pool, a slow commit) never makes a live run look dead.
+ */
+export const STALE_AFTER_MS = 3 * HEARTBEAT_INTERVAL_MS;
+
+/** What a heartbeat reads from its run, each time it beats. */
+export interface RunFigures {
+  runId: number;
+  job: RunJob;
+  /** performance.now() when the run started. */
+  started: number;
+  counters: RunCounters;
+  /** Scopes finished so far, and known so far (the walk discovers scopes as it goes). */
+  scopes: RunScopes;
+}
+
+export interface Heartbeat {
+  /** Stops beating; resolves once a beat in flight has been written (or failed). Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Writes the run's figures so far (totals, scopes done and known, the per-table summary with
+ * status `running`) every `intervalMs`. A beat starts only after the previous one ended, so beats
+ * never overlap, and a failed beat is a warning: progress reporting never fails a run.
+ */
+export function startHeartbeat(pool: pg.Pool, run: RunFigures, logger: Logger, intervalMs = HEARTBEAT_INTERVAL_MS): Heartbeat {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let beating: Promise<void> = Promise.resolve();
+
+  const beat = async () => {
+    const summary = buildSummary(run.runId, run.job, 'running', run.started, run.counters, undefined);
+    try {
+      await recordHeartbeat(pool, run.runId, run.counters.totals(), run.scopes, summary);
+    } catch (err) {
+      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not record the run heartbeat');
+    }
+  };
+
+  const schedule = () => {
+    timer = setTimeout(() => {
+      beating = beat().then(() => {
+        if (!stopped) schedule();
+      });
+    }, intervalMs);
+    // The run keeps the process alive; a pending beat must not.
+    timer.unref();
+  };
+
+  schedule();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await beating;
+    },
+  };
+}
