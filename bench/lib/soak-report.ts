@@ -19,8 +19,8 @@ export interface SoakFigures {
     duringRun: string | null;
   };
   runs: RunReport;
-  /** When faults stopped, and whether one last run of every job then succeeded. */
-  final: { faultsOffAtMs: number | null; lastRunsSucceeded: boolean; waitedMs: number };
+  /** Days the simulator's clock moved; when faults stopped, and whether one last run of every job then succeeded. */
+  final: { daysAdvanced: number; faultsOffAtMs: number | null; lastRunsSucceeded: boolean; waitedMs: number };
   bi: { recipe: string; queries: number; reconnects: number; failures: BiFailure[]; failuresOutsideRestart: number; rowsLastSeen: number };
   samples: Sample[];
   growth: Record<string, { rssMb: Growth; fds: Growth; dbConnections: Growth }>;
@@ -90,7 +90,7 @@ export function renderSoak(f: SoakFigures): string {
     );
   }
   out.push('', `kill -9 of the worker at ${min(f.kill.atMs)} (${f.kill.duringRun ? `during run ${f.kill.duringRun}` : 'no run going'}), restarted worker up at ${min(f.kill.restartedAtMs)}, restart window until ${min(f.kill.windowEndMs)}`);
-  out.push(`faults off at ${min(f.final.faultsOffAtMs)}; a last run of every job succeeded: ${f.final.lastRunsSucceeded ? 'yes' : 'no'} (waited ${min(f.final.waitedMs)})`);
+  out.push(`the simulator's clock moved ${f.final.daysAdvanced} days; faults off at ${min(f.final.faultsOffAtMs)}; a last run of every job succeeded: ${f.final.lastRunsSucceeded ? 'yes' : 'no'} (waited ${min(f.final.waitedMs)})`);
   out.push(
     `BI session (${f.bi.recipe} every 10 s): ${f.bi.queries} queries, ${f.bi.failures.length} failed ` +
       `(${f.bi.failuresOutsideRestart} outside the restart window), ${f.bi.reconnects} reconnects, ${f.bi.rowsLastSeen} rows last seen`,
