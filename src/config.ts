@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { ConfigError, type ConfigIssue } from './api/errors.js';
+import { cronProblem } from './cron/validate.js';
 import { maskUrl, secretsOf } from './secrets.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -33,13 +34,15 @@ const postgresUrl = z
   .trim()
   .refine((s) => URL.canParse(s) && ['postgres:', 'postgresql:'].includes(new URL(s).protocol));
 
-// Five fields (minute-first) or six (seconds-first), as node-cron reads them.
+// Five fields (minute-first) or six (seconds-first), as node-cron reads them, each value in its
+// field's range: node-cron would throw at start-up on `0 25 * * *` and read `*/61` as hourly.
+// The issue's message is the problem itself; loadConfig puts it after the expected form.
 const cron = z
   .string()
   .trim()
-  .refine((s) => {
-    const fields = s.split(/\s+/);
-    return (fields.length === 5 || fields.length === 6) && fields.every((f) => /^[\d*,/A-Za-z?LW#-]+$/.test(f));
+  .superRefine((s, ctx) => {
+    const problem = cronProblem(s);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, params: { detail: true } });
   });
 
 const timeZone = z
@@ -324,9 +327,13 @@ export function loadConfig<R extends OptionalKey = never>(
     seen.add(key);
     const variable = CONFIG_VARIABLES.find((v) => v.key === key);
     if (!variable) continue;
+    const detail = issue.code === 'custom' && issue.params?.detail === true ? issue.message : undefined;
     issues.push({
       variable: source[key] ?? variable.env,
-      message: `expected ${variable.expected}, got ${shown(variable, raw[key] ?? '')}`,
+      message:
+        detail !== undefined
+          ? `expected ${variable.expected} (${raw[key]?.trim() ?? ''}: ${detail})`
+          : `expected ${variable.expected}, got ${shown(variable, raw[key] ?? '')}`,
     });
   }
   for (const key of options.require ?? []) {

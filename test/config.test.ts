@@ -54,6 +54,19 @@ describe('loadConfig', () => {
     );
   });
 
+  it('checks each cron field\'s values and steps, saying which one is wrong', () => {
+    expect(configError(() => loadConfig({ PITWALL_CRON_FULL: '0 25 * * *' })).message).toBe(
+      'PITWALL_CRON_FULL: expected a cron expression of 5 or 6 fields (0 25 * * *: hour 25 is out of 0-23)',
+    );
+    expect(configError(() => loadConfig({}, { cronLive: '*/61 * * * *' })).message).toBe(
+      '--cron-live: expected a cron expression of 5 or 6 fields (*/61 * * * *: minute step 61 is out of 1-59)',
+    );
+    expect(configError(() => loadConfig({ PITWALL_CRON_SEASON: '0 3 * *' })).message).toBe(
+      'PITWALL_CRON_SEASON: expected a cron expression of 5 or 6 fields (0 3 * *: 4 fields)',
+    );
+    expect(loadConfig({ PITWALL_CRON_FULL: ' 0 9-17/2 * * mon-fri ' }).cronFull).toBe('0 9-17/2 * * mon-fri');
+  });
+
   it('names the variable, the expectation and the value it rejects', () => {
     const err = configError(() => loadConfig({ PITWALL_CONCURRENCY: 'abc' }));
     expect(err.message).toBe('PITWALL_CONCURRENCY: expected an integer from 1 to 64, got "abc"');

@@ -50,6 +50,15 @@ const PAGE_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+/**
+ * The address a person can open: a wildcard listen address (`::`, `0.0.0.0`) is no place to
+ * browse to, and the loopback address reaches a server listening on every interface.
+ */
+export function clickableUrl(address: string, port: number): string {
+  if (address === '::' || address === '0.0.0.0') return `http://127.0.0.1:${port}`;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+}
+
 /** The worker's HTTP endpoint (PITWALL_HTTP_PORT): `/healthz`, `/metrics`, and the status page at `/` and `/status.json`. */
 export async function startObservabilityServer(options: ObservabilityServerOptions): Promise<ObservabilityServer> {
   const server = createServer((req, res) => {
@@ -83,10 +92,9 @@ export async function startObservabilityServer(options: ObservabilityServerOptio
     });
   });
   const { address, port } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
   let closed: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
+    url: clickableUrl(address, port),
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
