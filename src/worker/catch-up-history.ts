@@ -1,0 +1,37 @@
+import type pg from 'pg';
+
+import { JOB_NAMES, type JobName } from '../sync/jobs.js';
+
+import type { CatchUpHistory } from './catch-up-plan.js';
+
+/**
+ * Each job's last success and its failed or abandoned catch-ups since then, from
+ * pitwall.sync_runs: the backoff survives restarts because it is read, not remembered.
+ */
+export async function catchUpHistory(db: pg.Pool): Promise<Partial<Record<JobName, CatchUpHistory>>> {
+  const { rows } = await db.query<{ job: string; last_success: Date | null; failed: number; last_failed_at: Date | null }>(
+    `WITH success AS (
+       SELECT job, max(finished_at) AS at FROM pitwall.sync_runs WHERE status = 'succeeded' GROUP BY job
+     ), failed AS (
+       SELECT r.job, COALESCE(r.finished_at, r.started_at) AS at
+         FROM pitwall.sync_runs r LEFT JOIN success s USING (job)
+        WHERE r.trigger = 'catch-up' AND r.status IN ('failed', 'abandoned') AND (s.at IS NULL OR r.started_at > s.at)
+     )
+     SELECT j.job, s.at AS last_success, count(f.at)::int AS failed, max(f.at) AS last_failed_at
+       FROM unnest($1::text[]) AS j(job)
+       LEFT JOIN success s USING (job)
+       LEFT JOIN failed f USING (job)
+      GROUP BY j.job, s.at`,
+    [JOB_NAMES],
+  );
+  return Object.fromEntries(
+    rows.map((r) => [
+      r.job,
+      {
+        failedCatchUps: r.failed,
+        ...(r.last_success ? { lastSuccess: r.last_success } : {}),
+        ...(r.last_failed_at ? { lastFailedAt: r.last_failed_at } : {}),
+      },
+    ]),
+  );
+}

@@ -1,0 +1,62 @@
+import type { JobName } from '../sync/jobs.js';
+
+import { catchUpDelayMs } from './catch-up-delay.js';
+
+/** What the warehouse says about one job, for deciding whether it catches up. */
+export interface CatchUpHistory {
+  /** End of its last successful run, any trigger, any process. */
+  lastSuccess?: Date;
+  /** Its catch-ups that failed or were abandoned since that success (all of them, if none). */
+  failedCatchUps: number;
+  /** When the latest of those ended (or started, when it never recorded an end). */
+  lastFailedAt?: Date;
+}
+
+export type CatchUpDecision =
+  | { job: JobName; action: 'none' }
+  | { job: JobName; action: 'run'; lastSuccess?: Date; lastFired: Date | null }
+  | { job: JobName; action: 'wait'; lastSuccess?: Date; lastFired: Date | null; failedCatchUps: number; retryAt: Date };
+
+/**
+ * live and season walk a subset of what full walks, so a full success counts as theirs too: after
+ * a full catch-up they are caught up, and they do not catch up behind a full that is newer.
+ */
+export function coveredLastSuccess(job: JobName, history: Partial<Record<JobName, CatchUpHistory>>): Date | undefined {
+  const own = history[job]?.lastSuccess;
+  const full = job === 'full' ? undefined : history.full?.lastSuccess;
+  if (!own) return full;
+  return full && full > own ? full : own;
+}
+
+/**
+ * Whether `job` runs now to catch up: it has never succeeded, or its last success is older than
+ * its schedule's latest fire time (`lastFired`, null when the schedule has not fired). After
+ * failed catch-ups it waits catchUpDelayMs() from the last one.
+ */
+export function decideCatchUp(
+  job: JobName,
+  lastFired: Date | null,
+  lastSuccess: Date | undefined,
+  history: CatchUpHistory | undefined,
+  now: Date,
+): CatchUpDecision {
+  const behind = lastSuccess === undefined || (lastFired !== null && lastSuccess < lastFired);
+  if (!behind) return { job, action: 'none' };
+  const failedCatchUps = history?.failedCatchUps ?? 0;
+  const from = history?.lastFailedAt;
+  if (failedCatchUps > 0 && from) {
+    const retryAt = new Date(from.getTime() + catchUpDelayMs(failedCatchUps));
+    if (retryAt > now) return { job, action: 'wait', lastSuccess, lastFired, failedCatchUps, retryAt };
+  }
+  return { job, action: 'run', lastSuccess, lastFired };
+}
+
+/**
+ * The catch-ups to run now, in order. A due full runs alone: live and season wait for it, since
+ * its success covers them. A full that is backing off holds nobody up.
+ */
+export function catchUpsToRun(decisions: readonly CatchUpDecision[]): Array<Extract<CatchUpDecision, { action: 'run' }>> {
+  const due = decisions.filter((d): d is Extract<CatchUpDecision, { action: 'run' }> => d.action === 'run');
+  const full = due.find((d) => d.job === 'full');
+  return full ? [full] : due;
+}
