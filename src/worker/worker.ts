@@ -47,7 +47,7 @@ export interface Worker {
  */
 export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOptions = {}): Worker {
   const { config, logger } = deps;
-  const metrics = createMetrics();
+  const metrics = createMetrics(deps.pool);
   const shutdown = gracefulStop(config.shutdownTimeoutMs);
   const running = new Set<Promise<unknown>>();
   let scheduler: Scheduler | undefined;
@@ -94,7 +94,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
         health,
         registry: metrics.registry,
         logger,
-        status: () => loadStatusPage(deps.pool, { secrets }),
+        status: () => loadStatusPage(deps.pool, { secrets, nextRuns: () => scheduler?.nextRuns() ?? {} }),
         ...(config.httpToken !== undefined ? { token: config.httpToken } : {}),
       });
       logger.info({ url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');
