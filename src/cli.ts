@@ -62,7 +62,8 @@ ${vars}
 
 Exit codes: 0 success; 1 the run or command failed (a warehouse that cannot be opened too);
 2 bad usage or configuration (and a key refused to probe); 3 skipped because another process holds the job's lock;
-4 the upstream refused every root request (MRP_API_KEY is likely wrong); 130 interrupted by a signal.
+4 the upstream refused every root request (MRP_API_KEY is likely wrong);
+5 no root request got any answer (MRP_API_BASE_URL unreachable: refused, DNS, TLS, timeout); 130 interrupted by a signal.
 `;
 }
 

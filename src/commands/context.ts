@@ -4,7 +4,7 @@ import { CONFIG_VARIABLES, configSecrets, type Config, type ConfigFlags } from '
 import { createLogger, type Logger } from '../log.js';
 
 /** Exit codes of every command; the README lists them. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, skipped: 3, keyRefused: 4, interrupted: 130 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, skipped: 3, keyRefused: 4, upstreamUnreachable: 5, interrupted: 130 } as const;
 
 /**
  * What the CLI hands a command: its arguments, the environment, an AbortSignal that fires on the

@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.js';
 import { probeText, sampleDrift } from '../probe/report.js';
-import { KeyRefusedError, collectSamples } from '../probe/sample.js';
+import { KeyRefusedError, UpstreamUnreachableError, collectSamples } from '../probe/sample.js';
 import { saveSamples } from '../probe/save.js';
 import { redact } from '../secrets.js';
 
@@ -9,7 +9,8 @@ import { CONFIG_FLAG_OPTIONS, EXIT, HELP, configFlags, makeLogger, parse, type C
 /**
  * `pitwall probe [--save DIR] [--json]`: one small sample of each endpoint (at most 20 requests,
  * no database), printed with its envelope and its shape against the assumed schemas. Exit 2 when
- * the upstream refuses the key, 1 when a sample could not be had.
+ * the upstream refuses the key, 5 when no root request got any HTTP answer, 1 when a sample could
+ * not be had.
  */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parse({
@@ -25,9 +26,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   try {
     samples = await collectSamples({ config, logger, signal: ctx.signal });
   } catch (err) {
-    if (!(err instanceof KeyRefusedError)) throw err;
+    if (!(err instanceof KeyRefusedError || err instanceof UpstreamUnreachableError)) throw err;
     (ctx.err ?? ctx.out)(`pitwall: ${err.message}\n`);
-    return EXIT.usage;
+    return err instanceof KeyRefusedError ? EXIT.usage : EXIT.upstreamUnreachable;
   }
   const drift = sampleDrift(samples);
   const saved = values.save ? await saveSamples(values.save, samples, config.apiKey) : [];

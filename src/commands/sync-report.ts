@@ -17,6 +17,7 @@ export function summaryJson(s: RunSummary): string {
     unknownFields: s.unknownFields,
     repairedBodies: s.repairedBodies,
     ...(s.keyRefused ? { keyRefused: true } : {}),
+    ...(s.upstreamUnreachable ? { upstreamUnreachable: true } : {}),
     ...(s.error ? { error: s.error } : {}),
   });
 }
@@ -46,6 +47,8 @@ function unmodelledNote(perEndpoint: RunSummary['unknownFields']): string {
 
 /** The exit code of a finished run, for `sync` and `rebuild` alike (the README lists them). */
 export function runExitCode(s: RunSummary): number {
+  if (s.keyRefused) return EXIT.keyRefused;
+  if (s.upstreamUnreachable) return EXIT.upstreamUnreachable;
   if (s.status === 'succeeded') return EXIT.ok;
   if (s.status === 'skipped') return EXIT.skipped;
   if (s.status === 'interrupted') return EXIT.interrupted;

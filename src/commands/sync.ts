@@ -4,7 +4,7 @@ import { JOB_NAMES, type JobName } from '../sync/jobs.js';
 import { runSync } from '../sync/run.js';
 import { gracefulStop } from '../worker/graceful-stop.js';
 
-import { CONFIG_FLAG_OPTIONS, EXIT, HELP, UsageError, configFlags, makeLogger, parse, type CommandContext } from './context.js';
+import { CONFIG_FLAG_OPTIONS, HELP, UsageError, configFlags, makeLogger, parse, type CommandContext } from './context.js';
 import { createProgressReporter } from './progress.js';
 import { runExitCode, summaryJson, summaryText } from './sync-report.js';
 
@@ -32,10 +32,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     );
     progress.finish();
     ctx.out(values.json ? summaryJson(summary) : summaryText(summary));
-    if (summary.keyRefused) {
-      // One line on stderr for the person (or script) who set the key; the summary stays on stdout.
+    if (summary.keyRefused || summary.upstreamUnreachable) {
+      // One line on stderr for the person (or script) who set the key or the URL; the summary stays on stdout.
       ctx.err?.(`pitwall: ${summary.error}\n`);
-      return EXIT.keyRefused;
     }
     return runExitCode(summary);
   } finally {

@@ -2,6 +2,7 @@ import { createApiClient, type ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { canonicalQuery } from '../api/query.js';
 import { isRequestValid } from '../api/schemas/envelope.js';
+import { networkCauseOf, unreachableMessage, type NetworkCause } from '../api/unreachable.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { ENDPOINTS, type Endpoint, type EndpointName } from '../sync/endpoints.js';
@@ -39,6 +40,11 @@ export interface ProbeSample {
 /** The upstream refused the key: RequestValid 0 (or HTTP 401/403) on the first, parameterless, request. */
 export class KeyRefusedError extends Error {
   override readonly name = 'KeyRefusedError';
+}
+
+/** No root request of the probe got any HTTP answer: the message names MRP_API_BASE_URL, the host and the cause. */
+export class UpstreamUnreachableError extends Error {
+  override readonly name = 'UpstreamUnreachableError';
 }
 
 /** Parents before children: roots first, then each level of the fan-out. */
@@ -85,10 +91,13 @@ export async function collectSamples(deps: ProbeDeps): Promise<ProbeSample[]> {
   const api = probeClient(deps, budgeted);
   const seeds = new Map<EndpointName, Seed[]>();
   const samples: ProbeSample[] = [];
+  /** Per root endpoint, why it got no HTTP answer, or null when it got one. */
+  const roots: Array<NetworkCause | null> = [];
   for (const ep of PROBE_ORDER) {
     const seed = pickSeed(ep, seeds);
     const params = seed ? ep.params(seed) : {};
-    const { sample, refused, seeds: found } = seed ? await probeOne(api, ep, params, deps.signal) : { sample: skipped(ep), refused: false };
+    const { sample, refused, unreached, seeds: found } = seed ? await probeOne(api, ep, params, deps.signal) : { sample: skipped(ep), refused: false, unreached: null };
+    if (ep.parent === null) roots.push(unreached);
     if (samples.length === 0 && (refused || sample.outcome === 'invalid')) {
       const answer = sample.httpStatus !== undefined ? `HTTP ${sample.httpStatus}` : (sample.error ?? 'RequestValid 0');
       throw new KeyRefusedError(`the upstream refused the API key in MRP_API_KEY (${ep.path} answered ${answer}); check the key`);
@@ -96,6 +105,8 @@ export async function collectSamples(deps: ProbeDeps): Promise<ProbeSample[]> {
     samples.push(sample);
     if (found) seeds.set(ep.name, found);
   }
+  const cause = roots[0];
+  if (cause && roots.every((c) => c !== null)) throw new UpstreamUnreachableError(unreachableMessage(deps.config.apiBaseUrl, cause));
   return samples;
 }
 
@@ -117,13 +128,13 @@ const base = (ep: Endpoint, params: Record<string, string>): Omit<ProbeSample, '
 
 const skipped = (ep: Endpoint): ProbeSample => ({ ...base(ep, {}), outcome: 'skipped', error: `no ${ep.parent ?? ''} sample to ask for` });
 
-/** One sample, whether the upstream refused the caller (HTTP 401/403), and the seeds of a loadable body. */
+/** One sample, whether the upstream refused the caller (HTTP 401/403) or gave no HTTP answer at all, and the seeds of a loadable body. */
 async function probeOne(
   api: ApiClient,
   ep: Endpoint,
   params: Record<string, string>,
   signal?: AbortSignal,
-): Promise<{ sample: ProbeSample; refused: boolean; seeds?: Seed[] }> {
+): Promise<{ sample: ProbeSample; refused: boolean; unreached: NetworkCause | null; seeds?: Seed[] }> {
   const sample = base(ep, params);
   let res;
   try {
@@ -131,9 +142,10 @@ async function probeOne(
   } catch (err) {
     const httpStatus = err instanceof ApiError ? err.status : undefined;
     const failed: ProbeSample = { ...sample, outcome: 'failed', error: err instanceof Error ? err.message : String(err), ...(httpStatus !== undefined ? { httpStatus } : {}) };
-    return { sample: failed, refused: isRefusalStatus(err) };
+    return { sample: failed, refused: isRefusalStatus(err), unreached: networkCauseOf(err) };
   }
-  if (res.kind === 'known') return { sample: { ...sample, outcome: 'failed', error: 'unexpected known body' }, refused: false };
+  const answered = { refused: false, unreached: null };
+  if (res.kind === 'known') return { sample: { ...sample, outcome: 'failed', error: 'unexpected known body' }, ...answered };
   const body = res.body;
   const lists = Object.keys(body).filter((k) => Array.isArray(body[k]));
   const items = body[ep.arrayKey];
@@ -146,11 +158,11 @@ async function probeOne(
     items: Array.isArray(items) ? items.length : null,
     body,
   };
-  if (res.kind === 'invalid') return { sample: { ...described, error: res.reason }, refused: false };
+  if (res.kind === 'invalid') return { sample: { ...described, error: res.reason }, ...answered };
   if (!Array.isArray(items)) {
-    return { sample: { ...described, outcome: 'failed', error: `no "${ep.arrayKey}" list: a sync would reject the response whole` }, refused: false };
+    return { sample: { ...described, outcome: 'failed', error: `no "${ep.arrayKey}" list: a sync would reject the response whole` }, ...answered };
   }
   const extracted = ep.extract(items, params, body);
   const rejects = { rejected: extracted.rejects.length, reasons: extracted.rejects.slice(0, REASONS_SHOWN).map((r) => r.reason) };
-  return { sample: { ...described, ...rejects }, refused: false, ...(described.outcome === 'ok' ? { seeds: extracted.seeds } : {}) };
+  return { sample: { ...described, ...rejects }, ...answered, ...(described.outcome === 'ok' ? { seeds: extracted.seeds } : {}) };
 }

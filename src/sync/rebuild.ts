@@ -1,30 +1,22 @@
 import pLimit from 'p-limit';
-import type pg from 'pg';
 
 import { canonicalQuery } from '../api/query.js';
 import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
 
-import { RunCounters } from './counters.js';
 import { DimensionCache } from './dimension-cache.js';
 import { childrenOf, endpoint, ENDPOINTS, type Endpoint, type EndpointName, type Params } from './endpoints.js';
-import { startHeartbeat } from './heartbeat.js';
 import { JOB_NAMES } from './jobs.js';
 import { decompressBody } from './kept-body.js';
 import { EnvelopeError, itemsOf, processResponse, type ProcessContext } from './process-response.js';
+import { runInShell, thrownOutcome, type RunContext, type RunOutcome, type RunShellDeps } from './run-shell.js';
 import { isScopeDataError } from './scope-data-error.js';
-import { tryJobLocks } from './sql/job-lock.js';
 import { latestResponses, type KeptResponse } from './sql/responses.js';
-import { finishRun, insertRun, markAbandoned, type RunScopes, type RunStatus } from './sql/sync-runs.js';
+import type { RunScopes } from './sql/sync-runs.js';
 import { ScopeTouches } from './sql/sync-state.js';
-import { buildSummary, type RunSummary } from './summary.js';
+import type { RunSummary } from './summary.js';
 
-export interface RebuildDeps {
-  pool: pg.Pool;
+export interface RebuildDeps extends Omit<RunShellDeps, 'observer'> {
   config: Pick<Config, 'concurrency'>;
-  logger: Logger;
-  /** Milliseconds between the run's progress writes to its sync_runs row; HEARTBEAT_INTERVAL_MS otherwise. */
-  heartbeatMs?: number;
 }
 
 export interface RebuildOptions {
@@ -53,60 +45,43 @@ export const REBUILD_LOCKS = JOB_NAMES;
  * recognises an unchanged body. The run is recorded in pitwall.sync_runs as job `rebuild`.
  */
 export async function runRebuild(deps: RebuildDeps, options: RebuildOptions = {}): Promise<RunSummary> {
-  const started = performance.now();
-  const lock = await tryJobLocks(deps.pool, REBUILD_LOCKS);
-  if (!lock) {
-    const runId = await insertRun(deps.pool, 'rebuild', 'manual', 'skipped');
-    deps.logger.info({ runId, job: 'rebuild' }, 'a sync or another rebuild is running; skipped');
-    return buildSummary(runId, 'rebuild', 'skipped', started, new RunCounters(), undefined);
-  }
+  const spec = {
+    job: 'rebuild',
+    trigger: 'manual',
+    locks: REBUILD_LOCKS,
+    busy: 'a sync or another rebuild is running; skipped',
+    noun: 'rebuild',
+    drain: options.drain,
+    signal: options.signal,
+  } as const;
+  return runInShell(deps, spec, (run) => rebuild(deps, options, run));
+}
+
+/** A rebuild's work: every selected scope's newest kept body loaded, then its outcome. */
+async function rebuild(deps: RebuildDeps, options: RebuildOptions, run: RunContext): Promise<RunOutcome> {
+  const ctx: ProcessContext = {
+    pool: deps.pool,
+    runId: run.runId,
+    counters: run.counters,
+    // No recorded hashes: every kept body is loaded, none skipped as unchanged.
+    hashes: new Map(),
+    touches: new ScopeTouches(deps.pool, run.runId),
+    dimensions: new DimensionCache(),
+    logger: run.logger,
+    signal: run.signal,
+  };
   try {
-    await markAbandoned(deps.pool, 'rebuild');
-    const runId = await insertRun(deps.pool, 'rebuild', 'manual', 'running');
-    const logger = deps.logger.child({ runId, job: 'rebuild' });
-    const counters = new RunCounters();
-    // `stopping`: the caller asks the run to end. `halt`: nothing new starts, for that or for a
-    // lost lock (the run must stop then, or it could write beside a sync).
-    const stopping = AbortSignal.any([options.drain, options.signal].filter((s): s is AbortSignal => s !== undefined));
-    const halt = AbortSignal.any([stopping, lock.lost]);
-    const ctx: ProcessContext = {
-      pool: deps.pool,
-      runId,
-      counters,
-      // No recorded hashes: every kept body is loaded, none skipped as unchanged.
-      hashes: new Map(),
-      touches: new ScopeTouches(deps.pool, runId),
-      dimensions: new DimensionCache(),
-      logger,
-      signal: options.signal ? AbortSignal.any([options.signal, lock.lost]) : lock.lost,
-    };
-    const scopes = { done: 0, total: 0 };
-    const heartbeat = startHeartbeat(deps.pool, { runId, job: 'rebuild', started, counters, scopes }, logger, deps.heartbeatMs);
-    let status: RunStatus = 'succeeded';
-    let error: string | undefined;
-    try {
-      await rebuildScopes(ctx, selection(options.endpoints), { concurrency: deps.config.concurrency, pageSize: options.pageSize ?? 200, halt, scopes });
-      await lock.confirm();
-      if (stopping.aborted) {
-        status = 'interrupted';
-        error = 'stopped before every kept response was loaded';
-      } else if (counters.scopes.failed > 0) {
-        status = 'failed';
-        error = `${counters.scopes.failed} kept response(s) could not be loaded; see the log`;
-      }
-    } catch (err) {
-      status = stopping.aborted ? 'interrupted' : 'failed';
-      error = err instanceof Error ? err.message : String(err);
-      logger.error({ err: error }, `rebuild ${status}`);
-    }
-    await heartbeat.stop();
-    const summary = buildSummary(runId, 'rebuild', status, started, counters, error);
-    await finishRun(deps.pool, runId, status, counters.totals(), scopes, summary, error ?? null);
-    logger.info({ status, scopes: counters.scopes.loaded, durationMs: summary.durationMs }, 'rebuild finished');
-    return summary;
-  } finally {
-    await lock.release();
+    const pace = { concurrency: deps.config.concurrency, pageSize: options.pageSize ?? 200, halt: run.halt, scopes: run.scopes };
+    await rebuildScopes(ctx, selection(options.endpoints), pace);
+    await run.lock.confirm();
+  } catch (err) {
+    return thrownOutcome(run, err, 'rebuild');
   }
+  if (run.stopping.aborted) return { status: 'interrupted', error: 'stopped before every kept response was loaded' };
+  if (run.counters.scopes.failed > 0) {
+    return { status: 'failed', error: `${run.counters.scopes.failed} kept response(s) could not be loaded; see the log` };
+  }
+  return { status: 'succeeded' };
 }
 
 /** The endpoints to load, and those only read for their seeds (ancestors of a loaded one). */

@@ -25,6 +25,8 @@ export interface RunSummary {
   drift?: Record<string, Record<DriftKind, number>>;
   /** Every root request was refused and nothing loaded: the API key is the likely cause. */
   keyRefused?: true;
+  /** No root request got any HTTP answer (refused, DNS, TLS, timeout) and nothing loaded: MRP_API_BASE_URL or the network is the likely cause. */
+  upstreamUnreachable?: true;
   error?: string;
 }
 

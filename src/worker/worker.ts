@@ -2,10 +2,10 @@ import { configSecrets } from '../config.js';
 import { startObservabilityServer, type HealthReport, type ObservabilityServer } from '../observability/http-server.js';
 import { createMetrics, type WorkerMetrics } from '../observability/metrics.js';
 import { loadStatusPage } from '../observability/status-page/data.js';
-import { JOB_NAMES, type JobName } from '../sync/jobs.js';
+import type { JobName } from '../sync/jobs.js';
 import { runSync, type RunSummary, type SyncDeps } from '../sync/run.js';
+import { markDeadRuns } from '../sync/sql/dead-runs.js';
 
-import { abandonDeadRuns } from './abandoned-runs.js';
 import { startCatchUp, type CatchUp } from './catch-up.js';
 import { gracefulStop } from './graceful-stop.js';
 import { checkHealth } from './health.js';
@@ -83,7 +83,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   const health = () => checkHealth({ pool: deps.pool, scheduler, stopping: stopped !== undefined });
 
   const start = async () => {
-    const abandoned = await abandonDeadRuns(deps.pool, JOB_NAMES);
+    const abandoned = await markDeadRuns(deps.pool);
     logger.info({ abandoned }, 'runs left running by dead processes marked abandoned');
     for (const [job, at] of Object.entries(await lastSuccesses(deps.pool))) metrics.setLastSuccess(job as JobName, at);
     if (config.httpPort !== undefined) {

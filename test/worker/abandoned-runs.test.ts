@@ -20,9 +20,14 @@ describe('worker start-up', () => {
     await db?.drop();
   });
 
-  it('marks runs left running by a dead process abandoned, but not those of a job another process holds', async () => {
+  it('marks runs left running by a dead process abandoned at their last heartbeat, but not those of a job another process holds', async () => {
+    // `live` and `full` beat last a minute ago; `season` beat just now (its lock is free for a
+    // moment while its connection is replaced, say): only the heartbeat's age tells it apart.
     await db.pool.query(
-      `INSERT INTO pitwall.sync_runs (job, trigger, status, host, pid) VALUES ('live', 'cron', 'running', 'gone', 1), ('full', 'cron', 'running', 'alive', 2)`,
+      `INSERT INTO pitwall.sync_runs (job, trigger, status, host, pid, started_at, heartbeat_at, requests, rows_inserted, scopes_done, scopes_total)
+       VALUES ('live', 'cron', 'running', 'gone', 1, now() - interval '2 minutes', now() - interval '1 minute', 40, 300, 12, 20),
+              ('full', 'cron', 'running', 'alive', 2, now() - interval '2 minutes', now() - interval '1 minute', 0, 0, 0, 0),
+              ('season', 'cron', 'running', 'slow', 3, now() - interval '2 minutes', now(), 0, 0, 0, 0)`,
     );
     // Another process is in the middle of `full`: it holds the job's lock on its own connection.
     const other = createPool(db.url, { max: 1 });
@@ -31,11 +36,17 @@ describe('worker start-up', () => {
     const worker = createWorker({ pool: db.pool, config: workerConfig(db, sim), logger: createSilentLogger() });
     try {
       await worker.start();
-      const { rows } = await db.pool.query(`SELECT job, status, finished_at IS NOT NULL AS finished FROM pitwall.sync_runs ORDER BY job`);
-      expect(rows).toEqual([
-        { job: 'full', status: 'running', finished: false },
-        { job: 'live', status: 'abandoned', finished: true },
+      const { rows } = await db.pool.query(
+        `SELECT job, status, finished_at = heartbeat_at AS at_heartbeat, requests, rows_inserted, scopes_done, error
+           FROM pitwall.sync_runs ORDER BY job`,
+      );
+      expect(rows.map((r) => [r.job, r.status])).toEqual([
+        ['full', 'running'],
+        ['live', 'abandoned'],
+        ['season', 'running'],
       ]);
+      expect(rows[1]).toMatchObject({ at_heartbeat: true, requests: 40, rows_inserted: 300, scopes_done: 12 });
+      expect(rows[1].error).toMatch(/pid 1 on gone.*stopped reporting/);
     } finally {
       await worker.stop();
       await held?.release();

@@ -84,14 +84,20 @@ describe('the worker catching up at start', () => {
   it('after a catch-up left running by a dead process, waits 5 minutes and says until when', async () => {
     await insertRun('season', 'cron', 'succeeded', '1 minute');
     await insertRun('live', 'cron', 'succeeded', '1 minute');
-    await db.pool.query(`INSERT INTO pitwall.sync_runs (job, trigger, status) VALUES ('full', 'catch-up', 'running')`);
+    // Its process died 30 s ago: no lock held, the heartbeat stale.
+    await db.pool.query(
+      `INSERT INTO pitwall.sync_runs (job, trigger, status, started_at, heartbeat_at)
+       VALUES ('full', 'catch-up', 'running', now() - interval '1 minute', now() - interval '30 seconds')`,
+    );
     const before = Date.now();
     await start();
     await waitFor(() => messages().some((m) => m.startsWith('catch-up of full backing off')));
     const line = messages().find((m) => m.startsWith('catch-up of full backing off')) ?? '';
     expect(line).toMatch(/^catch-up of full backing off after 1 failed catch-up\(s\) since its last success; next try at \S+Z$/);
     const retryAt = Date.parse(line.split(' ').at(-1) ?? '');
+    // Five minutes from its last heartbeat.
     expect(retryAt - before).toBeGreaterThan(4 * 60_000);
+    expect(retryAt - before).toBeLessThan(5 * 60_000);
     expect((await runs()).map((r) => `${r.job} ${r.status}`)).toEqual(['season succeeded', 'live succeeded', 'full abandoned']);
   });
 

@@ -6,6 +6,7 @@ import { redact } from '../../secrets.js';
 import { ENDPOINTS } from '../../sync/endpoints.js';
 import { loadDrift } from '../../sync/shape/load.js';
 import { driftCounts, type DriftKind } from '../../sync/shape/report.js';
+import { markDeadRuns } from '../../sync/sql/dead-runs.js';
 import { runningRuns, type RunningRun } from '../running-runs.js';
 import { endpointStates, failingScopes, jobStates, recentRuns, recentRunsPerJob, type EndpointCounts, type FailingScope, type RunRow } from '../status-queries.js';
 
@@ -155,6 +156,8 @@ async function rejectsPerEndpoint(db: pg.Pool): Promise<Map<string, number>> {
  * rendering sees it.
  */
 export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): Promise<StatusPageData> {
+  // A run whose process died shows as abandoned, not running, whoever looks first.
+  await markDeadRuns(db);
   const limit = options.runs ?? 30;
   const clean = (text: string | null) => (text === null ? null : redact(text, options.secrets));
   const run = (r: RunRow): PageRun => ({ ...r, started_at: iso(r.started_at), finished_at: iso(r.finished_at), error: clean(r.error) });

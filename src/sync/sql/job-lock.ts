@@ -3,9 +3,19 @@ import type pg from 'pg';
 import { coerceDbError, DatabaseError } from '../../db/errors.js';
 
 /** First half of every pitwall advisory-lock key, so pitwall's locks never collide with others'. */
-const LOCK_NAMESPACE = 730_511;
+export const LOCK_NAMESPACE = 730_511;
 
 const JOB_LOCK_IDS: Record<string, number> = { full: 1, season: 2, live: 3 };
+
+/**
+ * The second halves of the advisory locks a live run of `job` holds, as pg_locks.objid shows
+ * them: its own job's, or for a rebuild every job's (it takes them all, REBUILD_LOCKS).
+ */
+export function runLockIds(job: string): number[] {
+  if (job === 'rebuild') return Object.values(JOB_LOCK_IDS);
+  const id = JOB_LOCK_IDS[job];
+  return id === undefined ? [] : [id];
+}
 
 export interface JobLock {
   /**

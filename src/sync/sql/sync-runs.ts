@@ -70,17 +70,3 @@ export async function recordHeartbeat(db: pg.Pool, runId: number, totals: RunTot
     [runId, ...totalsParams(totals), scopes.done, scopes.total, JSON.stringify(summary)],
   );
 }
-
-/**
- * Runs of `job` still marked running. Called only while holding the job's advisory lock, so no
- * live process can own them: they were left by a process that died.
- */
-export async function markAbandoned(db: pg.Pool | pg.ClientBase, job: string): Promise<number> {
-  const { rowCount } = await queryWithRetry(
-    db,
-    `UPDATE pitwall.sync_runs SET status = 'abandoned', finished_at = COALESCE(finished_at, now())
-      WHERE job = $1 AND status = 'running'`,
-    [job],
-  );
-  return rowCount ?? 0;
-}

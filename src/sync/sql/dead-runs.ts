@@ -1,0 +1,70 @@
+import type pg from 'pg';
+
+import { coerceDbError } from '../../db/errors.js';
+import { queryWithRetry } from '../../db/transaction.js';
+import { STALE_AFTER_MS } from '../heartbeat.js';
+
+import { LOCK_NAMESPACE, runLockIds } from './job-lock.js';
+
+/** Run jobs whose live runs hold locks; a running row of any of them can be checked. */
+const RUN_JOBS = ['full', 'season', 'live', 'rebuild'] as const;
+
+export interface DeadRun {
+  runId: number;
+  job: string;
+}
+
+/**
+ * How a dead run's row is closed: at its last sign of life (its last heartbeat, or its start if it
+ * never beat), keeping the counts its heartbeats wrote, with an error naming the process.
+ */
+const ABANDON = `status = 'abandoned',
+       finished_at = COALESCE(heartbeat_at, started_at),
+       error = format('its process (pid %s on %s) stopped reporting progress; marked abandoned at its last heartbeat', pid, host),
+       summary = CASE WHEN summary IS NULL THEN NULL
+                      ELSE summary || jsonb_build_object('status', 'abandoned',
+                        'error', format('its process (pid %s on %s) stopped reporting progress; marked abandoned at its last heartbeat', pid, host)) END`;
+
+/** SQLSTATEs of a session that may read but not write: a read-only role or a standby. */
+const CANNOT_WRITE = new Set(['42501', '25006']);
+
+/**
+ * Marks `abandoned` every run still `running` whose process is gone: no session holds the
+ * advisory lock(s) its run holds (a read-only look at pg_locks in this database; the lock is
+ * never taken, so a check never makes a real run skip) and its heartbeat is older than
+ * `staleAfterMs`. Both are needed: the lock is free for a moment while a run's lock connection is
+ * replaced, and a heartbeat can be late on a busy pool. Any command may call it (status, sync,
+ * rebuild, the worker, the status page); a session that cannot write marks nothing.
+ */
+export async function markDeadRuns(db: pg.Pool, staleAfterMs = STALE_AFTER_MS): Promise<DeadRun[]> {
+  const pairs = RUN_JOBS.flatMap((job) => runLockIds(job).map((id) => [job, id] as const));
+  try {
+    const { rows } = await queryWithRetry<{ run_id: string; job: string }>(
+      db,
+      `WITH run_locks(job, id) AS (SELECT * FROM unnest($1::text[], $2::int[]))
+       UPDATE pitwall.sync_runs r SET ${ABANDON}
+        WHERE r.status = 'running'
+          AND COALESCE(r.heartbeat_at, r.started_at) < now() - make_interval(secs => $3::double precision / 1000)
+          AND NOT EXISTS (
+            SELECT 1 FROM run_locks k
+              JOIN pg_locks l ON l.objid = k.id::oid
+             WHERE k.job = r.job AND l.locktype = 'advisory' AND l.classid = $4::oid AND l.objsubid = 2 AND l.granted
+               AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+       RETURNING r.run_id, r.job`,
+      [pairs.map(([job]) => job), pairs.map(([, id]) => id), staleAfterMs, LOCK_NAMESPACE],
+    );
+    return rows.map((r) => ({ runId: Number(r.run_id), job: r.job }));
+  } catch (err) {
+    if (CANNOT_WRITE.has(coerceDbError(err).sqlstate ?? '')) return [];
+    throw err;
+  }
+}
+
+/**
+ * Runs of `job` still marked running, closed the same way. Called only while holding the job's
+ * lock, so no live process can own them, whatever their heartbeat's age.
+ */
+export async function markAbandoned(db: pg.Pool | pg.ClientBase, job: string): Promise<number> {
+  const { rowCount } = await queryWithRetry(db, `UPDATE pitwall.sync_runs SET ${ABANDON} WHERE job = $1 AND status = 'running'`, [job]);
+  return rowCount ?? 0;
+}
