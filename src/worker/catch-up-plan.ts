@@ -10,12 +10,24 @@ export interface CatchUpHistory {
   failedCatchUps: number;
   /** When the latest of those ended (or started, when it never recorded an end). */
   lastFailedAt?: Date;
+  /**
+   * A run of it recorded `running`, after dead runs were marked: its last sign of life, and
+   * whether a session holds the job's lock (then it is alive in another process).
+   */
+  running?: { lastBeatAt: Date; lockHeld: boolean };
 }
 
 export type CatchUpDecision =
   | { job: JobName; action: 'none' }
   | { job: JobName; action: 'run'; lastSuccess?: Date; lastFired: Date | null }
-  | { job: JobName; action: 'wait'; lastSuccess?: Date; lastFired: Date | null; failedCatchUps: number; retryAt: Date };
+  /** Another process is running the job now: its run will catch it up. */
+  | { job: JobName; action: 'elsewhere' }
+  /**
+   * `backoff`: after failed catch-ups. `unconfirmed`: a run recorded running whose lock is free
+   * but whose heartbeat is fresh, so it cannot be told dead yet (a worker restarted at once after
+   * a crash finds its own dead run so); by retryAt it is marked abandoned, or proves alive.
+   */
+  | { job: JobName; action: 'wait'; reason: 'backoff' | 'unconfirmed'; lastSuccess?: Date; lastFired: Date | null; failedCatchUps: number; retryAt: Date };
 
 /**
  * live and season walk a subset of what full walks, so a full success counts as theirs too: after
@@ -39,14 +51,22 @@ export function decideCatchUp(
   lastSuccess: Date | undefined,
   history: CatchUpHistory | undefined,
   now: Date,
+  staleAfterMs: number,
 ): CatchUpDecision {
   const behind = lastSuccess === undefined || (lastFired !== null && lastSuccess < lastFired);
   if (!behind) return { job, action: 'none' };
   const failedCatchUps = history?.failedCatchUps ?? 0;
+  const running = history?.running;
+  if (running?.lockHeld) return { job, action: 'elsewhere' };
+  if (running) {
+    // A second past staleness, so the dead-run check that precedes the next look marks it.
+    const retryAt = new Date(running.lastBeatAt.getTime() + staleAfterMs + 1000);
+    if (retryAt > now) return { job, action: 'wait', reason: 'unconfirmed', lastSuccess, lastFired, failedCatchUps, retryAt };
+  }
   const from = history?.lastFailedAt;
   if (failedCatchUps > 0 && from) {
     const retryAt = new Date(from.getTime() + catchUpDelayMs(failedCatchUps));
-    if (retryAt > now) return { job, action: 'wait', lastSuccess, lastFired, failedCatchUps, retryAt };
+    if (retryAt > now) return { job, action: 'wait', reason: 'backoff', lastSuccess, lastFired, failedCatchUps, retryAt };
   }
   return { job, action: 'run', lastSuccess, lastFired };
 }

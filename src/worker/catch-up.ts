@@ -4,8 +4,10 @@ import type pg from 'pg';
 
 import { previousFire } from '../cron/previous-fire.js';
 import type { Logger } from '../log.js';
+import { STALE_AFTER_MS } from '../sync/heartbeat.js';
 import type { JobName } from '../sync/jobs.js';
 import type { RunSummary } from '../sync/run.js';
+import { markDeadRuns } from '../sync/sql/dead-runs.js';
 
 import { catchUpHistory } from './catch-up-history.js';
 import { catchUpsToRun, coveredLastSuccess, decideCatchUp, type CatchUpDecision } from './catch-up-plan.js';
@@ -33,10 +35,12 @@ export interface CatchUp {
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? 'never';
 
 async function decide(options: CatchUpOptions): Promise<CatchUpDecision[]> {
+  // Dead runs first, so a catch-up that died counts as failed rather than as running.
+  await markDeadRuns(options.pool);
   const now = new Date();
   const history = await catchUpHistory(options.pool);
   return options.jobs.map(({ job, cron }) =>
-    decideCatchUp(job, previousFire(cron, options.timezone, now), coveredLastSuccess(job, history), history[job], now),
+    decideCatchUp(job, previousFire(cron, options.timezone, now), coveredLastSuccess(job, history), history[job], now, STALE_AFTER_MS),
   );
 }
 
@@ -69,6 +73,11 @@ export function startCatchUp(options: CatchUpOptions): CatchUp {
   const loop = async () => {
     while (!stopped.signal.aborted) {
       const decisions = (await decide(options)).filter((d) => !settled.has(d.job));
+      for (const d of decisions) {
+        if (d.action !== 'elsewhere') continue;
+        logger.info({ job: d.job }, `catch-up of ${d.job} left to the run of it going in another process`);
+        settled.add(d.job);
+      }
       const due = catchUpsToRun(decisions);
       for (const d of due) {
         if (stopped.signal.aborted) return;
@@ -80,10 +89,12 @@ export function startCatchUp(options: CatchUpOptions): CatchUp {
       const waits = decisions.filter((d): d is Extract<CatchUpDecision, { action: 'wait' }> => d.action === 'wait');
       if (waits.length === 0) return;
       for (const w of waits) {
-        logger.warn(
-          { job: w.job, failedCatchUps: w.failedCatchUps, retryAt: w.retryAt.toISOString() },
-          `catch-up of ${w.job} backing off after ${w.failedCatchUps} failed catch-up(s) since its last success; next try at ${w.retryAt.toISOString()}`,
-        );
+        const fields = { job: w.job, failedCatchUps: w.failedCatchUps, retryAt: w.retryAt.toISOString() };
+        if (w.reason === 'backoff') {
+          logger.warn(fields, `catch-up of ${w.job} backing off after ${w.failedCatchUps} failed catch-up(s) since its last success; next try at ${w.retryAt.toISOString()}`);
+        } else {
+          logger.info(fields, `catch-up of ${w.job} waits for a run of it recorded running with a free lock to be confirmed dead or alive; next look at ${w.retryAt.toISOString()}`);
+        }
       }
       const until = Math.min(...waits.map((w) => w.retryAt.getTime()));
       await sleep(Math.max(0, until - Date.now()), undefined, { signal: stopped.signal }).catch(() => undefined);

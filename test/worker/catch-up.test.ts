@@ -101,6 +101,19 @@ describe('the worker catching up at start', () => {
     expect((await runs()).map((r) => `${r.job} ${r.status}`)).toEqual(['season succeeded', 'live succeeded', 'full abandoned']);
   });
 
+  it('does not start the walk again over a catch-up that died seconds ago, before its heartbeat goes stale', async () => {
+    await insertRun('season', 'cron', 'succeeded', '1 minute');
+    await insertRun('live', 'cron', 'succeeded', '1 minute');
+    // Killed 2 s ago (as by kill -9) and restarted at once: its lock is free, its heartbeat fresh.
+    await db.pool.query(
+      `INSERT INTO pitwall.sync_runs (job, trigger, status, started_at, heartbeat_at)
+       VALUES ('full', 'catch-up', 'running', now() - interval '1 minute', now() - interval '2 seconds')`,
+    );
+    await start();
+    await waitFor(() => messages().some((m) => m.startsWith('catch-up of full waits for a run of it recorded running')));
+    expect((await runs()).map((r) => `${r.job} ${r.status}`)).toEqual(['season succeeded', 'live succeeded', 'full running']);
+  });
+
   it('runs a catch-up whose backoff has passed, and backs off twice as long after it fails too', async () => {
     await insertRun('season', 'cron', 'succeeded', '1 minute');
     await insertRun('live', 'cron', 'succeeded', '1 minute');
