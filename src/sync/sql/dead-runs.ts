@@ -3,27 +3,27 @@ import type pg from 'pg';
 import { coerceDbError } from '../../db/errors.js';
 import { queryWithRetry } from '../../db/transaction.js';
 import { STALE_AFTER_MS } from '../heartbeat.js';
+import { JOB_NAMES } from '../jobs.js';
 
 import { LOCK_NAMESPACE, runLockIds } from './job-lock.js';
 
-/** Run jobs whose live runs hold locks; a running row of any of them can be checked. */
-const RUN_JOBS = ['full', 'season', 'live', 'rebuild'] as const;
+/** Every job a sync_runs row can name: each live run holds its job's locks. */
+const RUN_JOBS = [...JOB_NAMES, 'rebuild'] as const;
 
 export interface DeadRun {
   runId: number;
   job: string;
 }
 
+/** The error a dead run's row gets, naming the process that ran it. */
+const DEAD_ERROR = `format('its process (pid %s on %s) stopped reporting progress; marked abandoned at its last heartbeat', pid, host)`;
+
 /**
  * How a dead run's row is closed: at its last sign of life (its last heartbeat, or its start if it
  * never beat), keeping the counts its heartbeats wrote, with an error naming the process.
  */
-const ABANDON = `status = 'abandoned',
-       finished_at = COALESCE(heartbeat_at, started_at),
-       error = format('its process (pid %s on %s) stopped reporting progress; marked abandoned at its last heartbeat', pid, host),
-       summary = CASE WHEN summary IS NULL THEN NULL
-                      ELSE summary || jsonb_build_object('status', 'abandoned',
-                        'error', format('its process (pid %s on %s) stopped reporting progress; marked abandoned at its last heartbeat', pid, host)) END`;
+const ABANDON = `status = 'abandoned', finished_at = COALESCE(heartbeat_at, started_at), error = ${DEAD_ERROR},
+       summary = CASE WHEN summary IS NULL THEN NULL ELSE summary || jsonb_build_object('status', 'abandoned', 'error', ${DEAD_ERROR}) END`;
 
 /** SQLSTATEs of a session that may read but not write: a read-only role or a standby. */
 const CANNOT_WRITE = new Set(['42501', '25006']);
