@@ -81,6 +81,7 @@ const schema = z.object({
   cronLive: cron,
   cronSeason: cron,
   cronFull: cron,
+  catchUp: z.string().trim().toLowerCase().pipe(z.enum(['on', 'off'])),
   timezone: timeZone,
   dataDir: z.string().trim().min(1),
   sqlPort: int(1, 65535).optional(),
@@ -240,6 +241,13 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     default: '0 3 * * *',
     description: 'Cron schedule of the full sync.',
     expected: 'a cron expression of 5 or 6 fields',
+  },
+  catchUp: {
+    env: 'PITWALL_CATCH_UP',
+    flag: '--catch-up',
+    default: 'on',
+    description: 'on: at start the worker runs each job that is behind its schedule (full first), backing off after failed catch-ups; off: it waits for the schedules.',
+    expected: 'on or off',
   },
   timezone: {
     env: 'PITWALL_TIMEZONE',

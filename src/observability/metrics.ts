@@ -1,8 +1,11 @@
+import type pg from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 import { ENDPOINTS } from '../sync/endpoints.js';
 import { JOB_NAMES, type JobName } from '../sync/jobs.js';
 import type { SyncObserver } from '../sync/observer.js';
+
+import { runningRuns, type RunningRun } from './running-runs.js';
 
 /** Row counts a run reports per table, as Prometheus `kind` labels; `unchanged` rows are not written. */
 const WRITE_KINDS = ['inserted', 'updated', 'deleted', 'rejected'] as const;
@@ -20,7 +23,35 @@ export interface WorkerMetrics {
 const ENDPOINT_BY_PATH = new Map(ENDPOINTS.map((e) => [e.path, e.name]));
 const endpointOf = (path: string): string => ENDPOINT_BY_PATH.get(path) ?? path;
 
-export function createMetrics(): WorkerMetrics {
+/**
+ * The running runs' progress gauges, read from pitwall.sync_runs at scrape time: any process's
+ * runs, as their heartbeats left them. One query per scrape, shared by the four gauges.
+ */
+function runProgressGauges(pool: pg.Pool, registers: Registry[]): void {
+  let snapshot: { at: number; runs: Promise<RunningRun[]> } | undefined;
+  const current = () => {
+    if (!snapshot || performance.now() - snapshot.at > 1000) snapshot = { at: performance.now(), runs: runningRuns(pool) };
+    return snapshot.runs;
+  };
+  const gauge = (name: string, help: string, value: (r: RunningRun) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['job'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        for (const r of await current()) this.set({ job: r.job }, value(r));
+      },
+    });
+  gauge('pitwall_run_scopes_done', 'Request scopes a running run has finished so far, by job (from its last heartbeat).', (r) => r.scopes_done);
+  gauge('pitwall_run_scopes_total', 'Request scopes a running run knows of so far, by job; grows as the walk discovers scopes.', (r) => r.scopes_total);
+  gauge('pitwall_run_requests', 'Upstream requests a running run has made so far, by job.', (r) => r.requests);
+  gauge('pitwall_run_rows_written', 'Rows a running run has inserted, updated or deleted so far, by job.', (r) => r.rows_written);
+}
+
+/** `pool`, when given, feeds the running runs' progress gauges at scrape time. */
+export function createMetrics(pool?: pg.Pool): WorkerMetrics {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry, prefix: 'pitwall_' });
@@ -88,6 +119,8 @@ export function createMetrics(): WorkerMetrics {
     labelNames: ['endpoint', 'kind'] as const,
     registers,
   });
+
+  if (pool) runProgressGauges(pool, registers);
 
   const observer: SyncObserver = {
     api: {

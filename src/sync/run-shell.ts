@@ -22,7 +22,7 @@ export interface RunShellDeps {
 
 export interface RunSpec {
   job: RunJob;
-  trigger: 'manual' | 'cron';
+  trigger: 'manual' | 'cron' | 'catch-up';
   /** The job locks the run holds throughout: its own job's, or every job's for a rebuild. */
   locks: readonly JobName[];
   /** Logged when one of those locks is held elsewhere and the run is recorded `skipped`. */

@@ -37,7 +37,7 @@ export interface SyncDeps extends RunShellDeps {
 
 export interface SyncOptions {
   job?: JobName;
-  trigger?: 'manual' | 'cron';
+  trigger?: 'manual' | 'cron' | 'catch-up';
   /**
    * Drain: aborting stops the run starting requests (retries and rate-limit waits included) and
    * visits, lets the ones in flight finish and commit, and ends the run `interrupted`.

@@ -11,6 +11,8 @@ export function workerConfig(db: Pick<TestDatabase, 'url'>, sim: RunningSimulato
     PITWALL_CRON_LIVE: '0 0 1 1 *',
     PITWALL_CRON_SEASON: '0 0 1 1 *',
     PITWALL_CRON_FULL: '0 0 1 1 *',
+    // Nor catch up at start: tests of catch-up turn it on.
+    PITWALL_CATCH_UP: 'off',
     ...env,
   });
 }

@@ -7,12 +7,17 @@ import { ENDPOINTS } from '../../sync/endpoints.js';
 import { loadDrift } from '../../sync/shape/load.js';
 import { driftCounts, type DriftKind } from '../../sync/shape/report.js';
 import { markDeadRuns } from '../../sync/sql/dead-runs.js';
+import { runningRuns, type RunningRun } from '../running-runs.js';
 import { endpointStates, failingScopes, jobStates, recentRuns, recentRunsPerJob, type EndpointCounts, type FailingScope, type RunRow } from '../status-queries.js';
 
 /** What `/` shows and `/status.json` returns. Timestamps are ISO 8601 (UTC); ages are seconds at `generated_at`. */
 export interface StatusPageData {
   generated_at: string;
   jobs: Array<{ job: string; last_run_id: number | null; last_status: string | null; last_started_at: string | null; last_success_at: string | null; last_success_age_seconds: number | null }>;
+  /** Runs going now, with their progress as their last heartbeat left it. */
+  running: RunningRun[];
+  /** When each job's schedule fires next in this worker (ISO); null once it stopped. */
+  next_runs: Record<string, string | null>;
   /** The newest runs of any job, newest first. */
   runs: PageRun[];
   /** Per job, its newest runs, newest first (the duration charts). */
@@ -55,6 +60,8 @@ export interface PageTable {
   failing_scopes: number;
   /** Some of its scopes are failing, or the job that feeds it failed since: the table may lag what the upstream has now. */
   behind: boolean;
+  /** The running run that has changed rows of it so far; null when none has. */
+  changing_in_run: number | null;
 }
 
 export interface StatusPageOptions {
@@ -62,6 +69,8 @@ export interface StatusPageOptions {
   secrets: readonly string[];
   /** How many runs the table and charts show; default 30. */
   runs?: number;
+  /** The worker's scheduler's next fire times; none outside a worker. */
+  nextRuns?: () => Partial<Record<string, string | null>>;
 }
 
 const FAILING_PER_ENDPOINT = 5;
@@ -154,8 +163,9 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
   const run = (r: RunRow): PageRun => ({ ...r, started_at: iso(r.started_at), finished_at: iso(r.finished_at), error: clean(r.error) });
   const tables = Object.keys(warehouseTables) as WarehouseTableName[];
 
-  const [jobs, runs, perJob, endpoints, failing, rejected, drift, rows, changes] = await Promise.all([
+  const [jobs, running, runs, perJob, endpoints, failing, rejected, drift, rows, changes] = await Promise.all([
     jobStates(db),
+    runningRuns(db),
     recentRuns(db, limit),
     recentRunsPerJob(db, limit),
     endpointStates(db),
@@ -214,6 +224,7 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
       job_last_status: jobStatus,
       failing_scopes: failingScopes,
       behind: failingScopes > 0 || (jobStatus !== null && BEHIND.has(jobStatus)),
+      changing_in_run: running.find((r) => r.tables_changed.includes(table))?.run_id ?? null,
     };
   });
 
@@ -227,6 +238,8 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
       last_success_at: iso(j.last_success_at),
       last_success_age_seconds: ageSeconds(iso(j.last_success_at), now),
     })),
+    running,
+    next_runs: Object.fromEntries(Object.entries(options.nextRuns?.() ?? {}).map(([job, at]) => [job, at ?? null])),
     runs: runs.map(run),
     runs_per_job: Object.fromEntries(jobs.map((j) => [j.job, perJob.filter((r) => r.job === j.job).map(run)])),
     endpoints: pageEndpoints,

@@ -1,9 +1,14 @@
+import type { RunningRun } from '../running-runs.js';
+
 import type { PageRun, StatusPageData } from './data.js';
 import { escapeHtml as e } from './escape.js';
 import { barChartSvg, type Bar } from './svg.js';
 
-/** Run outcomes drawn as failures: the ones an operator has to look at. */
-const FAILED: ReadonlySet<string> = new Set(['failed', 'interrupted', 'abandoned']);
+/**
+ * Run outcomes drawn as failures: the ones an operator has to look at. Not `interrupted`: a stop
+ * asked for (a deploy, Ctrl-C) is no failure; it is drawn amber, like a run going.
+ */
+const FAILED: ReadonlySet<string> = new Set(['failed', 'abandoned']);
 
 // Inline, like the charts: the page loads nothing from anywhere, so it works offline and under a
 // Content-Security-Policy that allows no external source.
@@ -13,8 +18,8 @@ h1{font-size:1.4rem;margin:0 0 .2rem}h2{font-size:1.1rem;margin:1.6rem 0 .5rem}
 table{border-collapse:collapse;margin:.3rem 0}th,td{padding:.2rem .6rem;text-align:left;border-bottom:1px solid #e3e6ec;vertical-align:top;white-space:nowrap}
 td.wrap{white-space:normal;max-width:24rem}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
-tr.failed td{background:#fdecec}.status-failed,.status-interrupted,.status-abandoned,.behind{color:#b3261e;font-weight:600}
-.status-succeeded{color:#1e7b34}.status-running{color:#8a5a00}.muted{color:#6b7280}
+tr.failed td{background:#fdecec}.status-failed,.status-abandoned,.behind{color:#b3261e;font-weight:600}
+.status-succeeded{color:#1e7b34}.status-running,.status-interrupted,.changing{color:#8a5a00}.muted{color:#6b7280}
 .err{font-family:ui-monospace,monospace;font-size:12px;white-space:pre-wrap;word-break:break-word;max-width:48rem}
 .charts{display:flex;flex-wrap:wrap;gap:1rem}.chart .bar{fill:#3b6fd8}.chart .bar.failed{fill:#d93025}
 .chart .axis{font-size:10px;fill:#6b7280}.chart .baseline{stroke:#9aa1ad}figure{margin:0}figcaption{font-weight:600;margin-bottom:.2rem}
@@ -79,16 +84,37 @@ function charts(data: StatusPageData): string {
   return `<div class="charts">${out.join('')}</div>`;
 }
 
+function eta(r: RunningRun): string {
+  if (r.eta === 'estimated') return `about ${duration((r.eta_seconds ?? 0) * 1000)} left`;
+  return r.eta === 'estimating' ? 'estimating' : 'no scope known yet';
+}
+
+function runningTable(data: StatusPageData): string {
+  return table(
+    'running',
+    ['run', 'job', 'trigger', 'started', 'requests', 'rows written', 'scopes done / known so far', 'ETA', 'last heartbeat'],
+    data.running.map(
+      (r) =>
+        `<tr><td class="n">${r.run_id}</td><td>${e(r.job)}</td><td>${e(r.trigger)}</td><td>${e(when(r.started_at))}</td>`
+        + `<td class="n">${count(r.requests)}</td><td class="n">${count(r.rows_written)}</td>`
+        + `<td class="n">${count(r.scopes_done)} / ${count(r.scopes_total)}</td><td>${e(eta(r))}</td>`
+        + `<td>${r.heartbeat_at ? e(when(r.heartbeat_at)) : '<span class="muted">none yet</span>'}</td></tr>`,
+    ),
+    'No run is going.',
+  );
+}
+
 /** The status page as one self-contained HTML document. Every value from the warehouse is escaped. */
 export function renderStatusPage(data: StatusPageData): string {
   const failedRuns = data.runs.filter((r) => FAILED.has(r.status)).length;
   const jobs = table(
     'jobs',
-    ['job', 'last run', 'status', 'started', 'last success'],
+    ['job', 'last run', 'status', 'started', 'last success', 'next run'],
     data.jobs.map(
       (j) =>
         `<tr${j.last_status !== null && FAILED.has(j.last_status) ? ' class="failed"' : ''}><td>${e(j.job)}</td><td class="n">${j.last_run_id ?? ''}</td><td>${statusCell(j.last_status)}</td>`
-        + `<td>${e(when(j.last_started_at))}</td><td>${e(ago(j.last_success_age_seconds))}</td></tr>`,
+        + `<td>${e(when(j.last_started_at))}</td><td>${e(ago(j.last_success_age_seconds))}</td>`
+        + `<td>${data.next_runs[j.job] ? e(when(data.next_runs[j.job] ?? null)) : '<span class="muted">not scheduled here</span>'}</td></tr>`,
     ),
     'no jobs',
   );
@@ -123,7 +149,8 @@ export function renderStatusPage(data: StatusPageData): string {
         `<tr${t.behind ? ' class="failed"' : ''}><td>${e(t.table)}</td><td class="n">${t.rows_exact ? '' : '≈ '}${count(t.rows)}</td>`
         + `<td>${t.last_change_at ? e(when(t.last_change_at)) : '<span class="muted">not in the last runs</span>'}</td>`
         + `<td title="${e(when(t.checked_at))}">${e(ago(t.checked_age_seconds))}</td>`
-        + `<td>${e(t.last_job ?? '')}${t.behind ? ` <span class="behind">(${e(behindReason(t))})</span>` : ''}</td>`
+        + `<td>${e(t.last_job ?? '')}${t.behind ? ` <span class="behind">(${e(behindReason(t))})</span>` : ''}`
+        + `${t.changing_in_run !== null ? ` <span class="changing">(changing now: run ${t.changing_in_run})</span>` : ''}</td>`
         + `<td class="muted wrap">${e(t.fed_by.join(', '))}</td></tr>`,
     ),
     'no tables',
@@ -139,6 +166,8 @@ export function renderStatusPage(data: StatusPageData): string {
 <p class="muted">Generated ${e(when(data.generated_at))}. The same data as JSON: <a href="status.json">status.json</a>.</p>
 ${headline}
 <h2>Jobs</h2>${jobs}
+<h2>Running now</h2>${runningTable(data)}
+${data.running.length ? '<p class="muted">Scopes known so far grow as the walk discovers them, so the ETA is a lower bound.</p>' : ''}
 <h2>Runs</h2>${charts(data)}${runs}
 <h2>Endpoints</h2>${endpoints}
 ${data.drift_recorded ? '' : '<p class="muted">No response shapes recorded yet (pitwall.shape_paths is empty).</p>'}

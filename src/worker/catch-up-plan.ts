@@ -1,0 +1,82 @@
+import type { JobName } from '../sync/jobs.js';
+
+import { catchUpDelayMs } from './catch-up-delay.js';
+
+/** What the warehouse says about one job, for deciding whether it catches up. */
+export interface CatchUpHistory {
+  /** End of its last successful run, any trigger, any process. */
+  lastSuccess?: Date;
+  /** Its catch-ups that failed or were abandoned since that success (all of them, if none). */
+  failedCatchUps: number;
+  /** When the latest of those ended (or started, when it never recorded an end). */
+  lastFailedAt?: Date;
+  /**
+   * A run of it recorded `running`, after dead runs were marked: its last sign of life, and
+   * whether a session holds the job's lock (then it is alive in another process).
+   */
+  running?: { lastBeatAt: Date; lockHeld: boolean };
+}
+
+export type CatchUpDecision =
+  | { job: JobName; action: 'none' }
+  | { job: JobName; action: 'run'; lastSuccess?: Date; lastFired: Date | null }
+  /** Another process is running the job now: its run will catch it up. */
+  | { job: JobName; action: 'elsewhere' }
+  /**
+   * `backoff`: after failed catch-ups. `unconfirmed`: a run recorded running whose lock is free
+   * but whose heartbeat is fresh, so it cannot be told dead yet (a worker restarted at once after
+   * a crash finds its own dead run so); by retryAt it is marked abandoned, or proves alive.
+   */
+  | { job: JobName; action: 'wait'; reason: 'backoff' | 'unconfirmed'; lastSuccess?: Date; lastFired: Date | null; failedCatchUps: number; retryAt: Date };
+
+/**
+ * live and season walk a subset of what full walks, so a full success counts as theirs too: after
+ * a full catch-up they are caught up, and they do not catch up behind a full that is newer.
+ */
+export function coveredLastSuccess(job: JobName, history: Partial<Record<JobName, CatchUpHistory>>): Date | undefined {
+  const own = history[job]?.lastSuccess;
+  const full = job === 'full' ? undefined : history.full?.lastSuccess;
+  if (!own) return full;
+  return full && full > own ? full : own;
+}
+
+/**
+ * Whether `job` runs now to catch up: it has never succeeded, or its last success is older than
+ * its schedule's latest fire time (`lastFired`, null when the schedule has not fired). After
+ * failed catch-ups it waits catchUpDelayMs() from the last one.
+ */
+export function decideCatchUp(
+  job: JobName,
+  lastFired: Date | null,
+  lastSuccess: Date | undefined,
+  history: CatchUpHistory | undefined,
+  now: Date,
+  staleAfterMs: number,
+): CatchUpDecision {
+  const behind = lastSuccess === undefined || (lastFired !== null && lastSuccess < lastFired);
+  if (!behind) return { job, action: 'none' };
+  const failedCatchUps = history?.failedCatchUps ?? 0;
+  const running = history?.running;
+  if (running?.lockHeld) return { job, action: 'elsewhere' };
+  if (running) {
+    // A second past staleness, so the dead-run check that precedes the next look marks it.
+    const retryAt = new Date(running.lastBeatAt.getTime() + staleAfterMs + 1000);
+    if (retryAt > now) return { job, action: 'wait', reason: 'unconfirmed', lastSuccess, lastFired, failedCatchUps, retryAt };
+  }
+  const from = history?.lastFailedAt;
+  if (failedCatchUps > 0 && from) {
+    const retryAt = new Date(from.getTime() + catchUpDelayMs(failedCatchUps));
+    if (retryAt > now) return { job, action: 'wait', reason: 'backoff', lastSuccess, lastFired, failedCatchUps, retryAt };
+  }
+  return { job, action: 'run', lastSuccess, lastFired };
+}
+
+/**
+ * The catch-ups to run now, in order. A due full runs alone: live and season wait for it, since
+ * its success covers them. A full that is backing off holds nobody up.
+ */
+export function catchUpsToRun(decisions: readonly CatchUpDecision[]): Array<Extract<CatchUpDecision, { action: 'run' }>> {
+  const due = decisions.filter((d): d is Extract<CatchUpDecision, { action: 'run' }> => d.action === 'run');
+  const full = due.find((d) => d.job === 'full');
+  return full ? [full] : due;
+}

@@ -1,0 +1,109 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type pg from 'pg';
+
+import { previousFire } from '../cron/previous-fire.js';
+import type { Logger } from '../log.js';
+import { STALE_AFTER_MS } from '../sync/heartbeat.js';
+import type { JobName } from '../sync/jobs.js';
+import type { RunSummary } from '../sync/run.js';
+import { markDeadRuns } from '../sync/sql/dead-runs.js';
+
+import { catchUpHistory } from './catch-up-history.js';
+import { catchUpsToRun, coveredLastSuccess, decideCatchUp, type CatchUpDecision } from './catch-up-plan.js';
+import type { ScheduledJob } from './scheduler.js';
+
+export interface CatchUpOptions {
+  pool: pg.Pool;
+  logger: Logger;
+  jobs: readonly ScheduledJob[];
+  /** The zone the cron expressions are read in. */
+  timezone: string;
+  /** Runs one job with trigger `catch-up`. */
+  run: (job: JobName) => Promise<RunSummary>;
+}
+
+export interface CatchUp {
+  /** Settles when nothing is behind, a catch-up was interrupted, or stop() was called. */
+  readonly done: Promise<void>;
+  /** True while a full catch-up runs: live and season ticks wait for it. */
+  fullRunning(): boolean;
+  /** Ends a backoff wait at once; a catch-up already running is stopped by the worker's drain. */
+  stop(): void;
+}
+
+const iso = (d: Date | null | undefined) => d?.toISOString() ?? 'never';
+
+async function decide(options: CatchUpOptions): Promise<CatchUpDecision[]> {
+  // Dead runs first, so a catch-up that died counts as failed rather than as running.
+  await markDeadRuns(options.pool);
+  const now = new Date();
+  const history = await catchUpHistory(options.pool);
+  return options.jobs.map(({ job, cron }) =>
+    decideCatchUp(job, previousFire(cron, options.timezone, now), coveredLastSuccess(job, history), history[job], now, STALE_AFTER_MS),
+  );
+}
+
+/**
+ * At start, runs each job that is behind its schedule (never succeeded, or last succeeded before
+ * the schedule last fired), full first; after a failed catch-up waits the backoff and looks
+ * again, until nothing is behind. The schedules run alongside it from the start.
+ */
+export function startCatchUp(options: CatchUpOptions): CatchUp {
+  const { logger } = options;
+  const stopped = new AbortController();
+  // Jobs this loop is done with: caught up, or running in another process (their run came back
+  // skipped). A success is final even if the clocks of database and worker disagree about it.
+  const settled = new Set<JobName>();
+  let full = false;
+
+  const runOne = async (d: Extract<CatchUpDecision, { action: 'run' }>): Promise<RunSummary> => {
+    logger.info(
+      { job: d.job, lastSuccess: d.lastSuccess?.toISOString() ?? null, lastFired: d.lastFired?.toISOString() ?? null },
+      `catching up: ${d.job}, last success ${iso(d.lastSuccess)}, schedule last fired ${iso(d.lastFired)}`,
+    );
+    full = d.job === 'full';
+    try {
+      return await options.run(d.job);
+    } finally {
+      full = false;
+    }
+  };
+
+  const loop = async () => {
+    while (!stopped.signal.aborted) {
+      const decisions = (await decide(options)).filter((d) => !settled.has(d.job));
+      for (const d of decisions) {
+        if (d.action !== 'elsewhere') continue;
+        logger.info({ job: d.job }, `catch-up of ${d.job} left to the run of it going in another process`);
+        settled.add(d.job);
+      }
+      const due = catchUpsToRun(decisions);
+      for (const d of due) {
+        if (stopped.signal.aborted) return;
+        const summary = await runOne(d);
+        if (summary.status === 'interrupted') return;
+        if (summary.status === 'skipped' || summary.status === 'succeeded') settled.add(d.job);
+      }
+      if (due.length > 0) continue;
+      const waits = decisions.filter((d): d is Extract<CatchUpDecision, { action: 'wait' }> => d.action === 'wait');
+      if (waits.length === 0) return;
+      for (const w of waits) {
+        const fields = { job: w.job, failedCatchUps: w.failedCatchUps, retryAt: w.retryAt.toISOString() };
+        if (w.reason === 'backoff') {
+          logger.warn(fields, `catch-up of ${w.job} backing off after ${w.failedCatchUps} failed catch-up(s) since its last success; next try at ${w.retryAt.toISOString()}`);
+        } else {
+          logger.info(fields, `catch-up of ${w.job} waits for a run of it recorded running with a free lock to be confirmed dead or alive; next look at ${w.retryAt.toISOString()}`);
+        }
+      }
+      const until = Math.min(...waits.map((w) => w.retryAt.getTime()));
+      await sleep(Math.max(0, until - Date.now()), undefined, { signal: stopped.signal }).catch(() => undefined);
+    }
+  };
+
+  const done = loop().catch((err: unknown) =>
+    // The database failed before a run could be recorded: the schedules take over from here.
+    logger.error({ err: err instanceof Error ? err.message : String(err) }, 'catch-up stopped; the schedules go on'),
+  );
+  return { done, fullRunning: () => full, stop: () => stopped.abort() };
+}

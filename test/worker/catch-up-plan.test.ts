@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+
+import { catchUpDelayMs } from '../../src/worker/catch-up-delay.js';
+import { catchUpsToRun, coveredLastSuccess, decideCatchUp } from '../../src/worker/catch-up-plan.js';
+
+const MIN = 60_000;
+const at = (iso: string) => new Date(iso);
+const NOW = at('2026-11-23T21:40:00Z');
+const STALE_MS = 15_000;
+
+describe('catchUpDelayMs', () => {
+  it('is nothing before a failure, 5 minutes after one, doubling per failure up to 6 hours', () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 8, 1000].map((n) => catchUpDelayMs(n) / MIN)).toEqual([0, 5, 10, 20, 40, 80, 160, 320, 360, 360]);
+  });
+});
+
+describe('decideCatchUp', () => {
+  it('runs a job that never succeeded', () => {
+    expect(decideCatchUp('full', at('2026-11-23T03:00:00Z'), undefined, undefined, NOW, STALE_MS)).toMatchObject({ action: 'run' });
+  });
+
+  it('runs a job whose last success is older than its schedule\'s last fire, and leaves a newer one alone', () => {
+    const fired = at('2026-11-23T03:00:00Z');
+    expect(decideCatchUp('full', fired, at('2026-11-22T04:10:00Z'), { failedCatchUps: 0 }, NOW, STALE_MS).action).toBe('run');
+    expect(decideCatchUp('full', fired, at('2026-11-23T04:10:00Z'), { failedCatchUps: 0 }, NOW, STALE_MS).action).toBe('none');
+  });
+
+  it('leaves a job that has succeeded alone while its schedule has never fired', () => {
+    expect(decideCatchUp('live', null, at('2020-01-01T00:00:00Z'), { failedCatchUps: 0 }, NOW, STALE_MS).action).toBe('none');
+  });
+
+  it('waits the backoff after failed catch-ups, from the last one, then runs', () => {
+    const history = { failedCatchUps: 3, lastFailedAt: at('2026-11-23T21:30:00Z') };
+    expect(decideCatchUp('full', null, undefined, history, NOW, STALE_MS)).toEqual({
+      job: 'full',
+      action: 'wait',
+      reason: 'backoff',
+      lastSuccess: undefined,
+      lastFired: null,
+      failedCatchUps: 3,
+      retryAt: at('2026-11-23T21:50:00Z'),
+    });
+    expect(decideCatchUp('full', null, undefined, history, at('2026-11-23T21:50:00Z'), STALE_MS).action).toBe('run');
+  });
+});
+
+describe('decideCatchUp with a run of the job recorded running', () => {
+  it('leaves the job to it when a session holds the job\'s lock', () => {
+    const running = { lastBeatAt: at('2026-11-23T21:39:58Z'), lockHeld: true };
+    expect(decideCatchUp('full', null, undefined, { failedCatchUps: 0, running }, NOW, STALE_MS).action).toBe('elsewhere');
+  });
+
+  it('waits until its heartbeat is stale when the lock is free, so a crash restarted at once does not walk again', () => {
+    const running = { lastBeatAt: at('2026-11-23T21:39:58Z'), lockHeld: false };
+    expect(decideCatchUp('full', null, undefined, { failedCatchUps: 0, running }, NOW, STALE_MS)).toMatchObject({
+      action: 'wait',
+      reason: 'unconfirmed',
+      retryAt: at('2026-11-23T21:40:14Z'),
+    });
+  });
+});
+
+describe('coveredLastSuccess', () => {
+  it('counts a newer full success for live and season, not the other way round', () => {
+    const history = {
+      full: { failedCatchUps: 0, lastSuccess: at('2026-11-23T04:00:00Z') },
+      live: { failedCatchUps: 0, lastSuccess: at('2026-11-23T21:35:00Z') },
+    };
+    expect(coveredLastSuccess('season', history)).toEqual(at('2026-11-23T04:00:00Z'));
+    expect(coveredLastSuccess('live', history)).toEqual(at('2026-11-23T21:35:00Z'));
+    expect(coveredLastSuccess('full', { live: history.live })).toBeUndefined();
+  });
+});
+
+describe('catchUpsToRun', () => {
+  const run = (job: 'full' | 'season' | 'live') => ({ job, action: 'run' as const, lastFired: null });
+  it('runs a due full alone, so live and season wait for it', () => {
+    expect(catchUpsToRun([run('live'), run('season'), run('full')]).map((d) => d.job)).toEqual(['full']);
+  });
+
+  it('runs the others when full is current or backing off', () => {
+    const waiting = { job: 'full' as const, action: 'wait' as const, reason: 'backoff' as const, lastFired: null, failedCatchUps: 1, retryAt: NOW };
+    expect(catchUpsToRun([run('live'), run('season'), waiting]).map((d) => d.job)).toEqual(['live', 'season']);
+    expect(catchUpsToRun([{ job: 'full', action: 'none' }, run('live')]).map((d) => d.job)).toEqual(['live']);
+  });
+});
