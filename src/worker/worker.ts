@@ -84,7 +84,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
 
   const start = async () => {
     const abandoned = await markDeadRuns(deps.pool);
-    logger.info({ abandoned }, 'runs left running by dead processes marked abandoned');
+    if (abandoned.length > 0) logger.info({ abandoned }, 'runs left running by dead processes marked abandoned');
     for (const [job, at] of Object.entries(await lastSuccesses(deps.pool))) metrics.setLastSuccess(job as JobName, at);
     if (config.httpPort !== undefined) {
       const secrets = configSecrets(config);

@@ -38,7 +38,12 @@ export const syncRuns = pitwall.table(
     scopes_done: integer('scopes_done').notNull().default(0),
     scopes_total: integer('scopes_total').notNull().default(0),
   },
-  (t) => [index('sync_runs_job_started_idx').on(t.job, t.started_at)],
+  (t) => [
+    index('sync_runs_job_started_idx').on(t.job, t.started_at),
+    // Every status check, page load and worker start looks for running runs (dead-run
+    // detection); a partial index keeps that a lookup of a few rows, not a scan of years of runs.
+    index('sync_runs_running_idx').on(t.job).where(sql`status = 'running'`),
+  ],
 );
 
 /**

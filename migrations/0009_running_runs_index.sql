@@ -1,0 +1,1 @@
+CREATE INDEX "sync_runs_running_idx" ON "pitwall"."sync_runs" USING btree ("job") WHERE status = 'running';
