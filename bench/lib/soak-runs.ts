@@ -1,13 +1,9 @@
 import type pg from 'pg';
 
-export interface RunRow {
-  run_id: number;
-  job: string;
-  trigger: string;
-  status: string;
-  started_at: string;
-  error: string | null;
-}
+import type { RunRow as StatusRunRow } from '../../src/observability/status-queries.js';
+
+/** The columns of a run the soak judges, as the status page reads them. */
+export type RunRow = Pick<StatusRunRow, 'run_id' | 'job' | 'trigger' | 'status' | 'started_at' | 'error'>;
 
 export interface RunCounts {
   /** Runs that took their job's lock: every status but `skipped`. */
