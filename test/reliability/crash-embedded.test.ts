@@ -94,7 +94,10 @@ describe('a sync on the embedded warehouse killed with SIGKILL at seeded moments
 
 describe('a second pitwall process on the same directory during a sync', () => {
   it('joins the one server, neither starting another nor waiting for the sync to end', async () => {
-    sim.setFaults({ latencyMs: 150 });
+    // Slow enough that the sync is still walking when the second process is up and done, even
+    // on a loaded machine where starting a process takes seconds: the already-synced tiny world
+    // needs only a few dozen requests.
+    sim.setFaults({ latencyMs: 2_000 });
     sim.world.advanceDays(30);
     try {
       const first = startCli(['sync', '--job', 'full', '--json'], env, 120_000);
@@ -102,14 +105,12 @@ describe('a second pitwall process on the same directory during a sync', () => {
       await until(() => sim.requests().total - base >= 3, first);
       const server = postmasterPid(dir);
       expect(server).not.toBeNull();
-      const started = performance.now();
       const [second, status] = await Promise.all([runCli(['sync', '--job', 'full'], env), runCli(['sql', '--csv', 'SELECT count(*) > 0 AS ok FROM pitwall.sync_runs'], env)]);
-      const waitedMs = performance.now() - started;
       expect(second.code, second.stderr).toBe(3);
       expect(status.stdout).toBe('ok\nt\n');
       expect(postmasterPid(dir)).toBe(server);
+      // Neither waited for the sync to end: it is still going.
       expect(first.child.exitCode).toBeNull();
-      expect(waitedMs).toBeLessThan(20_000);
       expect((await first.exited).code).toBe(0);
     } finally {
       sim.setFaults({ latencyMs: 0 });

@@ -52,6 +52,18 @@ const REVIEWED: Record<string, Record<string, string>> = {
       'table names are keys of warehouseTables (the schema) quoted by tableMeta, i a loop index; no value from outside',
     i: 'a loop index',
   },
+  'src/embedded/cluster-home.ts': {
+    '*': 'messages and remedies printed for the user ("set PITWALL_DATA_DIR to ..."); the file sends no SQL',
+  },
+  'src/embedded/data-dir-errors.ts': {
+    '*': 'messages and remedies printed for the user ("set PITWALL_DATA_DIR to ..."); the file sends no SQL',
+  },
+  'src/sync/sql/dead-runs.ts': {
+    '*': 'ABANDON and DEAD_ERROR are constant SQL fragments written in this file; every value is a $n parameter',
+    "`WITH run_locks(job, id) AS (SELECT * FROM unnest($1::text[], $2::int[])) UPDATE pitwall.sync_runs r SET ${ABANDON} WHERE r.status = 'running' AND COALESCE(r.heartbeat_at, r.started_at) < now() - make_interval(secs => $3::double precision / 1000) AND NOT EXISTS ( SELECT 1 FROM run_locks k JOIN pg_locks l ON l.objid = k.id::oid WHERE k.job = r.job AND l.locktype = 'advisory' AND l.classid = $4::oid AND l.objsubid = 2 AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())) RETURNING r.run_id, r.job`":
+      'splices ABANDON only, a constant of this file; jobs, lock ids, the age and the namespace are $n parameters',
+    "`UPDATE pitwall.sync_runs SET ${ABANDON} WHERE job = $1 AND status = 'running'`": 'splices ABANDON only, a constant of this file; the job is $1',
+  },
   'src/commands/status-report.ts': {
     "tables .map((t, i) => `SELECT ${i} AS n, '${t}' AS \"table\", max(_synced_at)::text AS newest_synced_at FROM ${tableMeta(warehouseTables[t]).qualifiedName}`) .join(' UNION ALL ') + ' ORDER BY n'":
       'table names are the keys of warehouseTables (the schema), i a loop index; no value from outside',
