@@ -93,6 +93,7 @@ async function startEmbedded(config: Config, logger: Logger, options: OpenWareho
     purpose: options.purpose ?? 'command',
     setting: options.dir === undefined ? 'PITWALL_DATA_DIR' : 'the warehouse directory',
     ...(config.sqlPort !== undefined ? { port: config.sqlPort } : {}),
+    onHousekeeping: (line) => logger.info(line),
   }).catch((err: unknown) => {
     if (!(err instanceof EmbeddedServerError)) throw err;
     throw new WarehouseUnavailableError({ warehouse: dir, problem: err.problem, remedy: err.remedy }, { cause: err });

@@ -29,7 +29,7 @@ export interface ClusterPlace {
  * `dir/postgres` is a symlink to it: the directory still says plainly where its data is, the
  * password, port and lock stay in it, and no directory the user did not name is opened to other
  * users. The cluster's home names `dir` back, so that a cluster whose directory is gone can be
- * found and removed (sweepOrphanClusters).
+ * found, stopped and, after a grace period, removed (sweepOrphanClusters).
  */
 export function clusterPlace(dir: string, user: ServerUser | null, clustersDir = CLUSTERS_DIR): ClusterPlace {
   const link = join(dir, POSTGRES_SUBDIR);
@@ -74,11 +74,33 @@ export function currentClusterData(dir: string): string {
 }
 
 /**
- * Stops and removes the clusters in `clustersDir` whose warehouse directory no longer exists or
- * no longer links to them: what removing a warehouse directory (or a demo's) leaves behind.
- * Returns the homes removed.
+ * How long a cluster whose warehouse directory is gone or no longer links to it is kept before
+ * its files are removed. A directory moved with `mv` looks exactly like a removed one until
+ * its first open at the new path takes the cluster back (adopt); a user who opens another
+ * warehouse first must not lose the moved one's data. A day covers a move and the next working
+ * session; an orphan's server is stopped at once, so waiting costs only disk space.
  */
-export async function sweepOrphanClusters(tools: PgTools, clustersDir = CLUSTERS_DIR): Promise<string[]> {
+export const ORPHAN_GRACE_MS = 24 * 60 * 60 * 1000;
+/** In a cluster's home: when a sweep first found it orphaned (ISO time). */
+export const ORPHAN_MARK = 'orphaned-since';
+
+export interface SweepOptions {
+  clustersDir?: string;
+  /** The time now, in ms since the epoch. */
+  now?: number;
+  /** Receives one line for each cluster marked orphaned or removed. */
+  report?: (line: string) => void;
+}
+
+/**
+ * Looks after the clusters in `clustersDir` whose warehouse directory no longer exists or no
+ * longer links to them: what removing (or moving) a warehouse directory leaves behind. Such a
+ * cluster's server is stopped at once and the cluster marked; its files are removed once it has
+ * been orphaned for ORPHAN_GRACE_MS. A cluster linked again (its moved directory opened) loses
+ * its mark. Returns the homes removed.
+ */
+export async function sweepOrphanClusters(tools: PgTools, options: SweepOptions = {}): Promise<string[]> {
+  const { clustersDir = CLUSTERS_DIR, now = Date.now(), report = () => undefined } = options;
   let names: string[];
   try {
     names = readdirSync(clustersDir);
@@ -94,25 +116,51 @@ export async function sweepOrphanClusters(tools: PgTools, clustersDir = CLUSTERS
       if (Number.isInteger(pid) && !alive(pid)) rmSync(home, { recursive: true, force: true });
       continue;
     }
-    if (!orphaned(home)) continue;
+    const owner = orphanedFrom(home);
+    if (owner === null) {
+      rmSync(join(home, ORPHAN_MARK), { force: true });
+      continue;
+    }
     const data = join(home, POSTGRES_SUBDIR);
     if (existsSync(join(data, 'postmaster.pid'))) await pgCtl(tools, data, ['stop', '-m', 'fast', '-w', '-t', '60']).catch(() => undefined);
     // A server that would not stop keeps its files: the next sweep tries again.
     if (serverAlive(data)) continue;
+    const since = orphanedSince(home);
+    if (since === null) {
+      writeFileSync(join(home, ORPHAN_MARK), `${new Date(now).toISOString()}\n`);
+      report(
+        `the embedded PostgreSQL cluster of ${owner} is orphaned (that directory is gone or no longer links to it): its server is stopped and its data, in ${data}, is removed after ${new Date(now + ORPHAN_GRACE_MS).toISOString()}; if the directory was moved, open it with pitwall before then to keep it`,
+      );
+      continue;
+    }
+    // Checked again just before removing: a moved directory may have taken it back meanwhile.
+    if (now - since < ORPHAN_GRACE_MS || orphanedFrom(home) === null) continue;
     rmSync(home, { recursive: true, force: true });
     removed.push(home);
+    report(`removed the embedded PostgreSQL cluster ${home} of ${owner}, orphaned since ${new Date(since).toISOString()}`);
   }
   return removed;
 }
 
-function orphaned(home: string): boolean {
+/** When `home` was first found orphaned; null when it is not marked (or the mark is unreadable). */
+function orphanedSince(home: string): number | null {
+  try {
+    const at = Date.parse(readFileSync(join(home, ORPHAN_MARK), 'utf8').trim());
+    return Number.isNaN(at) ? null : at;
+  } catch {
+    return null;
+  }
+}
+
+/** The warehouse directory an orphaned `home` belonged to (or a placeholder); null when `home` is not orphaned. */
+function orphanedFrom(home: string): string | null {
   let dir: string;
   try {
     dir = readFileSync(join(home, BACK_REFERENCE), 'utf8').trim();
   } catch {
-    return true;
+    return 'an unknown directory';
   }
-  return linkTarget(join(dir, POSTGRES_SUBDIR)) !== join(home, POSTGRES_SUBDIR);
+  return linkTarget(join(dir, POSTGRES_SUBDIR)) === join(home, POSTGRES_SUBDIR) ? null : dir;
 }
 
 function serverAlive(data: string): boolean {
@@ -156,11 +204,13 @@ function homeName(dir: string): string {
  * Makes the home of a linked cluster name `dir` again. A home swept away while its directory
  * still linked to it is made again (initdb follows). A directory moved (`mv`) keeps its link,
  * and its first open here points the back-reference at its new path, so that a later sweep does
- * not take the cluster for an orphan; a copy of a directory whose original still links to the
- * cluster leaves the back-reference with the original.
+ * not take the cluster for an orphan (a sweep that already did marked it, and the mark goes); a
+ * copy of a directory whose original still links to the cluster leaves the back-reference with
+ * the original.
  */
 function adopt(home: string, dir: string): void {
   if (!existsSync(join(home, BACK_REFERENCE))) return ensureHome(home, dir);
+  rmSync(join(home, ORPHAN_MARK), { force: true });
   const named = readFileSync(join(home, BACK_REFERENCE), 'utf8').trim();
   if (named === realpathSync(dir) || linkTarget(join(named, POSTGRES_SUBDIR)) === join(home, POSTGRES_SUBDIR)) return;
   writeFileSync(join(home, `${BACK_REFERENCE}.new`), `${realpathSync(dir)}\n`);

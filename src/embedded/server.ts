@@ -30,6 +30,8 @@ export interface EmbeddedServerOptions {
   port?: number;
   /** The setting that named `dir`, for the message when it cannot be written (default PITWALL_DATA_DIR). */
   setting?: string;
+  /** Receives what the orphan sweep did (a cluster marked orphaned or removed), one line each. */
+  onHousekeeping?: (line: string) => void;
 }
 
 export interface EmbeddedServer {
@@ -100,12 +102,12 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
   });
   const { layout, port, started, password, notice } = opened;
   const startMs = Math.round(performance.now() - began);
-  // Clusters kept outside their warehouse directory (root only) whose directory is gone; after
-  // this directory's own cluster is placed, so that a directory just moved takes its cluster back
-  // (cluster-home.ts) before it could look orphaned. Housekeeping: it runs beside the command
+  // Clusters kept outside their warehouse directory (root only) whose directory is gone are
+  // stopped at once and removed a day later (cluster-home.ts). After this directory's own
+  // cluster is placed, so that a directory just moved takes its cluster back first. Housekeeping: it runs beside the command
   // (stopping an orphan's server takes seconds), close() waits for it, and a failure is left for
   // the next open to retry, never this command's.
-  const sweeping = user ? sweepOrphanClusters(tools).then(() => undefined, () => undefined) : Promise.resolve();
+  const sweeping = user ? sweepOrphanClusters(tools, { report: options.onHousekeeping }).then(() => undefined, () => undefined) : Promise.resolve();
   const url = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   let closed: Promise<void> | undefined;
   return {

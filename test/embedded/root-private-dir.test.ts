@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { postgresBinaries } from '../../src/embedded/binaries.js';
-import { CLUSTERS_DIR } from '../../src/embedded/cluster-home.js';
+import { CLUSTERS_DIR, ORPHAN_GRACE_MS, ORPHAN_MARK } from '../../src/embedded/cluster-home.js';
 import { alive } from '../../src/embedded/data-dir-lock.js';
 import { serverUser } from '../../src/embedded/server-user.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
@@ -23,6 +23,27 @@ import { serving } from './serving.js';
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 50 && alive(pid); i++) await sleep(100);
   return !alive(pid);
+}
+
+/** Opens another warehouse (a copy of the template) with a one-shot command, which sweeps orphans; its stderr. */
+async function openAnother(): Promise<string> {
+  const other = copyEmbeddedTemplate();
+  try {
+    const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: other });
+    expect(r.code).toBe(0);
+    return r.stderr;
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
+}
+
+/** Removes, as a user would after the grace period, the clusters that belonged to directories under `parent` (a real path). */
+function removeClustersOf(parent: string): void {
+  for (const name of existsSync(CLUSTERS_DIR) ? readdirSync(CLUSTERS_DIR) : []) {
+    const home = join(CLUSTERS_DIR, name);
+    const owner = existsSync(join(home, 'warehouse-dir')) ? readFileSync(join(home, 'warehouse-dir'), 'utf8') : '';
+    if (owner.startsWith(`${parent}/`)) rmSync(home, { recursive: true, force: true });
+  }
 }
 
 // Each of these starts several pitwall processes, some with an initdb: on a busy two-core machine, minutes.
@@ -44,6 +65,7 @@ describe('a warehouse directory inside a mode-700 directory', () => {
   afterAll(async () => {
     await sim?.close();
     rmSync(parent, { recursive: true, force: true });
+    removeClustersOf(realpathSync(tmpdir()) + parent.slice(tmpdir().length));
   });
 
   it('opens, syncs and closes, its cluster where its postgres link says, and no directory opened to others', async () => {
@@ -65,46 +87,48 @@ describe('a warehouse directory inside a mode-700 directory', () => {
     expect(events.stderr).toBe('');
   }, SLOW_MS);
 
-  it('once removed, leaves no cluster: the next embedded open stops and removes it', async () => {
+  it('once removed, leaves no server: the next embedded open stops its cluster, marks it, and removes it a day later', async () => {
     const cli = await serving({ PITWALL_DATA_DIR: dir }, 60_000);
     cli.child.kill('SIGKILL');
     await cli.exited;
     const data = realpathSync(join(dir, 'postgres'));
+    const home = dirname(data);
     const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
     expect(alive(postmaster)).toBe(true);
     rmSync(parent, { recursive: true, force: true });
-    const other = copyEmbeddedTemplate();
-    try {
-      expect((await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: other })).code).toBe(0);
-    } finally {
-      rmSync(other, { recursive: true, force: true });
-    }
+    const marking = await openAnother();
     expect(await gone(postmaster)).toBe(true);
-    expect(existsSync(dirname(data))).toBe(false);
+    expect(existsSync(join(data, 'PG_VERSION'))).toBe(true);
+    const since = Date.parse(readFileSync(join(home, ORPHAN_MARK), 'utf8').trim());
+    expect(Date.now() - since).toBeLessThan(ORPHAN_GRACE_MS);
+    expect(marking).toContain(`its data, in ${data}, is removed after ${new Date(since + ORPHAN_GRACE_MS).toISOString()}; if the directory was moved, open it with pitwall before then to keep it`);
+    // Still within the grace period: a second open keeps it.
+    await openAnother();
+    expect(existsSync(join(data, 'PG_VERSION'))).toBe(true);
+    writeFileSync(join(home, ORPHAN_MARK), `${new Date(since - 25 * 60 * 60 * 1000).toISOString()}\n`);
+    expect(await openAnother()).toContain(`removed the embedded PostgreSQL cluster ${home}`);
+    expect(existsSync(home)).toBe(false);
   }, SLOW_MS);
 });
 
 describe('a warehouse directory moved inside a mode-700 directory', () => {
-  const parent = mkdtempSync(join(tmpdir(), 'pitwall-private-moved-'));
-  afterAll(async () => {
+  const parent = realpathSync(mkdtempSync(join(tmpdir(), 'pitwall-private-moved-')));
+  afterAll(() => {
     rmSync(parent, { recursive: true, force: true });
-    // Its cluster is an orphan now: the next open, of any warehouse, removes it.
-    const other = copyEmbeddedTemplate();
-    await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: other });
-    rmSync(other, { recursive: true, force: true });
+    removeClustersOf(parent);
   });
 
-  it('keeps its data: its first open at the new path takes the cluster back before any sweep', async () => {
+  it('keeps its data when another warehouse is opened before the moved directory is', async () => {
     const [before, after] = [join(parent, 'before'), join(parent, 'after')];
     expect((await runCli(['sql', 'CREATE TABLE public.kept (n int); INSERT INTO public.kept VALUES (17)'], { PITWALL_DATA_DIR: before })).code).toBe(0);
+    const home = dirname(realpathSync(join(before, 'postgres')));
     renameSync(before, after);
+    // To that open, the cluster looks orphaned: its directory is gone from the path it names.
+    await openAnother();
+    if (user) expect(existsSync(join(home, ORPHAN_MARK))).toBe(true);
     expect((await runCli(['sql', '--csv', 'SELECT n FROM public.kept'], { PITWALL_DATA_DIR: after })).stdout).toBe('n\n17\n');
-    const other = copyEmbeddedTemplate();
-    try {
-      expect((await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: other })).code).toBe(0);
-    } finally {
-      rmSync(other, { recursive: true, force: true });
-    }
+    expect(existsSync(join(home, ORPHAN_MARK))).toBe(false);
+    await openAnother();
     expect((await runCli(['sql', '--csv', 'SELECT n FROM public.kept'], { PITWALL_DATA_DIR: after })).stdout).toBe('n\n17\n');
     // A new directory at the old path gets a cluster of its own.
     const fresh = await runCli(['sql', '--csv', "SELECT to_regclass('public.kept') IS NULL AS empty"], { PITWALL_DATA_DIR: before });
