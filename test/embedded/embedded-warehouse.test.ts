@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -15,7 +15,8 @@ import { copyEmbeddedTemplate, createTestDatabase, type TestDatabase } from '../
 import { syncOnce } from '../helpers/sync.js';
 import { diffAgainstTruth } from '../helpers/warehouse.js';
 
-const serverRunning = (dir: string) => existsSync(join(dir, 'postgres', 'postmaster.pid'));
+import { serverRunning, stderrLines } from './serving.js';
+
 
 describe('the embedded warehouse', () => {
   let db: TestDatabase;
@@ -70,7 +71,7 @@ describe('the embedded warehouse', () => {
       runCli(['sql', '--csv', 'SELECT count(*) AS n FROM mrp.events'], env),
       runCli(['status', '--json'], env),
     ]);
-    expect(a.stderr).toBe('');
+    expect(stderrLines(a.stderr)).toEqual([]);
     expect(a.stdout).toBe(`n\n${sim.world.truth().events.length}\n`);
     expect(b.code).toBe(0);
     expect(serverRunning(db.dir!)).toBe(true);

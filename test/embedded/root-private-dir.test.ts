@@ -17,7 +17,7 @@ import { runCli } from '../helpers/cli.js';
 import { copyEmbeddedTemplate } from '../helpers/db.js';
 import { warehouseTempDir } from '../helpers/temp-dir.js';
 
-import { serving } from './serving.js';
+import { serving, stderrLines } from './serving.js';
 
 /** Whether `pid` has exited within a few seconds: the stopped postmaster exits just after removing its pid file. */
 async function gone(pid: number): Promise<boolean> {
@@ -84,8 +84,7 @@ describe('a warehouse directory inside a mode-700 directory', () => {
     expect(existsSync(join(data, 'postmaster.pid'))).toBe(false);
     const events = await runCli(['sql', '--csv', 'SELECT count(*) AS n FROM mrp.events'], env);
     expect(events.stdout).toBe(`n\n${sim.world.truth().events.length}\n`);
-    // Nothing but, possibly, the orphan sweep's lines about other files' clusters.
-    expect(events.stderr.split('\n').filter((l) => l && !/embedded PostgreSQL cluster .* orphan/.test(l))).toEqual([]);
+    expect(stderrLines(events.stderr)).toEqual([]);
   }, SLOW_MS);
 
   it('once removed, leaves no server: the next embedded open stops its cluster, marks it, and removes it a day later', async () => {

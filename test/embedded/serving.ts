@@ -7,6 +7,13 @@ import { startCli, type RunningCli } from '../helpers/cli.js';
 
 export const serverRunning = (dir: string) => existsSync(join(dir, 'postgres', 'postmaster.pid'));
 
+/**
+ * A command's stderr lines, less the orphan sweep's: as root, every embedded open looks after the
+ * clusters other test files left (see cluster-home.ts), and whichever open gets there first logs
+ * the line, so it may turn up beside any command of a parallel run.
+ */
+export const stderrLines = (stderr: string): string[] => stderr.split('\n').filter((l) => l && !/embedded PostgreSQL cluster .* orphan/.test(l));
+
 /** `pitwall serve-sql` as a real process, once it has printed its banner; killed after `timeoutMs` whatever happens. */
 export async function serving(env: Record<string, string>, timeoutMs: number, args: string[] = []): Promise<RunningCli> {
   const cli = startCli(['serve-sql', ...args], env, timeoutMs);
