@@ -9,6 +9,8 @@ import { PITWALL_BIN, runCli } from '../helpers/cli.js';
 import { copyEmbeddedTemplate } from '../helpers/db.js';
 import { warehouseTempDir } from '../helpers/temp-dir.js';
 
+import { stderrLines } from './serving.js';
+
 const remedy = 'set PITWALL_DATA_DIR to a directory pitwall may write, or set DATABASE_URL to use a PostgreSQL server';
 const oneLine = (dir: string, cause: string) => [`pitwall: cannot open the warehouse at ${dir}: PITWALL_DATA_DIR (${dir}) is not writable: ${cause}; ${remedy}`];
 
@@ -21,11 +23,11 @@ describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
     const dir = join(tmp, 'file', 'warehouse');
     const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir });
     expect(r.code).toBe(1);
-    expect(r.stderr.trim().split('\n')).toEqual(oneLine(dir, 'a file stands where a directory should be (EEXIST)'));
+    expect(stderrLines(r.stderr)).toEqual(oneLine(dir, 'a file stands where a directory should be (EEXIST)'));
     const deeper = join(tmp, 'file', 'data', 'warehouse');
     const r2 = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: deeper });
     expect(r2.code).toBe(1);
-    expect(r2.stderr.trim().split('\n')).toEqual(oneLine(deeper, 'a part of the path is a file, not a directory (ENOTDIR)'));
+    expect(stderrLines(r2.stderr)).toEqual(oneLine(deeper, 'a part of the path is a file, not a directory (ENOTDIR)'));
   });
 
   it('on a read-only file system, with a warehouse in it: one line naming the variable, no stack', async () => {
@@ -41,7 +43,7 @@ describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
         (err: { code: number; stderr: string }) => err,
       );
       expect(r.code).toBe(1);
-      expect(r.stderr.trim().split('\n')).toEqual(oneLine(dir, root ? 'read-only file system (EROFS)' : 'permission denied (EACCES)'));
+      expect(stderrLines(r.stderr)).toEqual(oneLine(dir, root ? 'read-only file system (EROFS)' : 'permission denied (EACCES)'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

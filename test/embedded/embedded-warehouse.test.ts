@@ -147,7 +147,7 @@ describe('an embedded warehouse that cannot start', () => {
     try {
       const r = await runCli(['serve-sql', '--port', String(port)], { PITWALL_DATA_DIR: dir });
       expect(r.code).toBe(1);
-      expect(r.stderr.trim().split('\n')).toEqual([
+      expect(stderrLines(r.stderr)).toEqual([
         `pitwall: cannot open the warehouse at ${dir}: the embedded warehouse's port ${port} is in use by another program; set PITWALL_SQL_PORT to a free port`,
       ]);
       const debug = await runCli(['sql', 'SELECT 1', '--log-level', 'debug'], { PITWALL_DATA_DIR: dir, PITWALL_SQL_PORT: String(port) });

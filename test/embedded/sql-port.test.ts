@@ -8,7 +8,7 @@ import { runCli } from '../helpers/cli.js';
 import { copyEmbeddedTemplate } from '../helpers/db.js';
 import { freePort } from '../helpers/ports.js';
 
-import { serverRunning, serving } from './serving.js';
+import { serverRunning, serving, stderrLines } from './serving.js';
 
 const portOf = async (env: Record<string, string>) => (await runCli(['sql', '--csv', "SELECT current_setting('port') AS port"], env)).stdout;
 
@@ -38,7 +38,7 @@ describe('the embedded server port', () => {
     try {
       const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir });
       expect(r.code).toBe(1);
-      expect(r.stderr.trim().split('\n')).toEqual([
+      expect(stderrLines(r.stderr)).toEqual([
         `pitwall: cannot open the warehouse at ${dir}: the embedded warehouse's port ${remembered} (the port it had last time, kept in ${join(dir, 'port')}) is in use by another program; set PITWALL_SQL_PORT to a free port`,
       ]);
       expect(serverRunning(dir)).toBe(false);
@@ -53,7 +53,7 @@ describe('the embedded server port', () => {
     try {
       const r = await runCli(['sql', '--csv', "SELECT current_setting('port') AS port"], { PITWALL_DATA_DIR: dir, PITWALL_SQL_PORT: String(asked) });
       expect(r.stdout).toBe(`port\n${running}\n`);
-      const lines = r.stderr.trim().split('\n');
+      const lines = stderrLines(r.stderr);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toContain(`already running on port ${running}, not on PITWALL_SQL_PORT's ${asked}`);
     } finally {
