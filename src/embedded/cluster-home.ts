@@ -111,7 +111,7 @@ export async function sweepOrphanClusters(tools: PgTools, options: SweepOptions 
   for (const name of names) {
     const home = join(clustersDir, name);
     if (name.startsWith('.')) {
-      // A home being made (see ensureHome) by a process that died before renaming it.
+      // A home being made (see ensureHome), or being removed (below), by a process that died midway.
       const pid = Number(name.split('.')[2]);
       if (Number.isInteger(pid) && !alive(pid)) rmSync(home, { recursive: true, force: true });
       continue;
@@ -127,7 +127,11 @@ export async function sweepOrphanClusters(tools: PgTools, options: SweepOptions 
     if (serverAlive(data)) continue;
     const since = orphanedSince(home);
     if (since === null) {
-      writeFileSync(join(home, ORPHAN_MARK), `${new Date(now).toISOString()}\n`);
+      try {
+        writeFileSync(join(home, ORPHAN_MARK), `${new Date(now).toISOString()}\n`);
+      } catch {
+        continue; // Removed meanwhile by another process's sweep.
+      }
       report(
         `the embedded PostgreSQL cluster of ${owner} is orphaned (that directory is gone or no longer links to it): its server is stopped and its data, in ${data}, is removed after ${new Date(now + ORPHAN_GRACE_MS).toISOString()}; if the directory was moved, open it with pitwall before then to keep it`,
       );
@@ -135,7 +139,16 @@ export async function sweepOrphanClusters(tools: PgTools, options: SweepOptions 
     }
     // Checked again just before removing: a moved directory may have taken it back meanwhile.
     if (now - since < ORPHAN_GRACE_MS || orphanedFrom(home) === null) continue;
-    rmSync(home, { recursive: true, force: true });
+    // Renamed out of the way first (a dot name, which a later sweep clears if this process dies
+    // mid-way): removed in place, a concurrent sweep of another process could write its mark
+    // into the half-removed home and leave it behind; renamed, that write fails instead.
+    const doomed = join(clustersDir, `.${name}.${process.pid}.removing`);
+    try {
+      renameSync(home, doomed);
+    } catch {
+      continue; // Another process's sweep took it first.
+    }
+    rmSync(doomed, { recursive: true, force: true });
     removed.push(home);
     report(`removed the embedded PostgreSQL cluster ${home} of ${owner}, orphaned since ${new Date(since).toISOString()}`);
   }
