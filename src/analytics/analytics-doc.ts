@@ -1,15 +1,18 @@
+import { wireColumnsDoc } from '../endpoints/wire-columns-doc.js';
+
 import { COOKBOOK, type Recipe } from './cookbook.js';
 import { erDiagram } from './er-diagram.js';
 
 /**
  * The generated parts of the docs, each between `<!-- name:start -->` and `<!-- name:end -->`
- * markers: the ER diagram in docs/warehouse.md and the cookbook in docs/cookbook.md.
+ * markers: the ER diagram and the wire field of every column in docs/warehouse.md, and the
+ * cookbook in docs/cookbook.md.
  * `node bin/run-ts.js src/analytics/write-docs.ts` rewrites them; test/analytics/docs.test.ts
  * fails when a file differs from what this renders, so the docs cannot drift from the schema or
  * the recipes.
  */
 export const GENERATED_DOCS = {
-  warehouse: { url: new URL('../../docs/warehouse.md', import.meta.url), sections: ['er-diagram'] },
+  warehouse: { url: new URL('../../docs/warehouse.md', import.meta.url), sections: ['er-diagram', 'wire-columns'] },
   cookbook: { url: new URL('../../docs/cookbook.md', import.meta.url), sections: ['cookbook'] },
 } as const;
 
@@ -26,6 +29,7 @@ export function renderCookbook(recipes: readonly Recipe[] = COOKBOOK): string {
 const SECTIONS: Record<string, () => string> = {
   'er-diagram': () => ['```mermaid', erDiagram(), '```'].join('\n'),
   cookbook: () => renderCookbook(),
+  'wire-columns': () => wireColumnsDoc(),
 };
 
 /** `doc` with each of the generated `sections` it holds replaced by its current rendering. */

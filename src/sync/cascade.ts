@@ -3,14 +3,11 @@ import type pg from 'pg';
 import { canonicalQuery } from '../api/query.js';
 import { markScopeDeleted } from '../db/load/mark-deleted.js';
 import { warehouseTables } from '../db/schema/mrp.js';
+import { EVENT_CHILD_TABLES, EVENT_DETAIL_ENDPOINTS } from '../endpoints/registry.js';
 
 import type { RunCounters } from './counters.js';
 import { forgetResponseHashes } from './sql/sync-state.js';
 
-/** Tables whose rows belong to one event and go when the event goes. */
-const EVENT_CHILD_TABLES = ['event_classes', 'races', 'results', 'lineups', 'entry_list', 'driver_passes'] as const;
-/** Per-event endpoints whose stored hashes must be forgotten when an event goes. */
-const EVENT_ENDPOINTS = ['results', 'lineups', 'entry_list', 'driver_passes'];
 
 /**
  * After a schedule's event list is loaded: an event that no schedule lists any more has been
@@ -40,6 +37,6 @@ export async function cascadeOrphanedEvents(
     counters.add(table, { deleted: n });
   }
   const params = ids.map((id) => canonicalQuery({ EventId: id }));
-  await forgetResponseHashes(client, EVENT_ENDPOINTS, params);
+  await forgetResponseHashes(client, EVENT_DETAIL_ENDPOINTS.map((e) => e.name), params);
   return ids;
 }

@@ -1,8 +1,10 @@
 import type pg from 'pg';
 
+import { LIVE_EVENT_DETAIL } from '../endpoints/registry.js';
 import type { Logger } from '../log.js';
 
-import { endpoint, ROOTS, type Endpoint, type EndpointName } from './endpoints.js';
+
+import { endpoint, ROOTS, type Endpoint } from './endpoints.js';
 import { staleFeedEvents } from './sql/feed-freshness.js';
 import { pointsSchedulesOfEvents } from './sql/points-schedules-of-events.js';
 import { settledEventIds } from './sql/settled-events.js';
@@ -31,9 +33,6 @@ export interface JobPhase {
   name: string;
   plan(ctx: PlanContext): Promise<WalkPlan | null>;
 }
-
-/** The per-event endpoints the live job refreshes: what changes when an event's results are posted. */
-const LIVE_EVENT_DETAIL: readonly EndpointName[] = ['results', 'lineups', 'driver_passes'];
 
 /** `YYYY-MM-DD` of `now` in `timeZone` (en-CA formats dates that way). */
 export function localDay(now: Date, timeZone: string): string {
@@ -88,13 +87,13 @@ function livePhases(): JobPhase[] {
       name: 'events',
       plan: async (ctx) => {
         const [stale, settled] = await Promise.all([
-          staleFeedEvents(ctx.pool, LIVE_EVENT_DETAIL),
+          staleFeedEvents(ctx.pool, LIVE_EVENT_DETAIL.map((e) => e.name)),
           settledEventIds(ctx.pool, settleCutoff(ctx)),
         ]);
         refreshed = stale.filter((id) => !settled.has(id));
         ctx.logger.info({ events: refreshed }, refreshed.length ? 'refreshing events named by the feed' : 'feed names nothing new');
         if (refreshed.length === 0) return null;
-        const detail = LIVE_EVENT_DETAIL.map(endpoint);
+        const detail = LIVE_EVENT_DETAIL;
         return { roots: refreshed.flatMap((eventId) => detail.map((e) => ({ endpoint: e, params: e.params({ eventId }) }))) };
       },
     },

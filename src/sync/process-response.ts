@@ -4,8 +4,10 @@ import { markMissingDeleted } from '../db/load/mark-deleted.js';
 import { upsertRows } from '../db/load/upsert.js';
 import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
 import { withTransaction } from '../db/transaction.js';
+import { requestKey } from '../endpoints/endpoint.js';
 import type { Logger } from '../log.js';
 
+import { itemsOf } from './bad-body.js';
 import { cascadeOrphanedEvents } from './cascade.js';
 import { RunCounters } from './counters.js';
 import type { DimensionCache } from './dimension-cache.js';
@@ -46,18 +48,6 @@ export interface BodySource {
    * scope records the hash it was kept with, so the next sync still recognises the same body.
    */
   kept?: { responseHash: string };
-}
-
-/** A response body whose main list is missing or is not a list. */
-export class EnvelopeError extends Error {
-  override readonly name = 'EnvelopeError';
-}
-
-/** The response's main list; a body without it is rejected whole. */
-export function itemsOf(ep: Endpoint, body: Record<string, unknown>): unknown[] {
-  const items = body[ep.arrayKey];
-  if (!Array.isArray(items)) throw new EnvelopeError(`${ep.path}: the response has no "${ep.arrayKey}" list`);
-  return items;
 }
 
 /**
@@ -187,9 +177,9 @@ async function load(
     const deleted = await markMissingDeleted(client, warehouseTables[scope.table], scope.where, present, { runId });
     local.add(scope.table, { deleted });
   }
-  if (ep.name === 'events') await cascadeOrphanedEvents(client, Number(params.ScheduleId), runId, local);
+  if (ep.cancelsEvents) await cascadeOrphanedEvents(client, requestKey(ep, params, 'schedule_id'), runId, local);
   await insertRejects(client, { runId, endpoint: ep.name, params: query }, extracted.rejects);
-  local.add(ep.tables[0] ?? 'results', { rejected: extracted.rejects.length });
+  local.add(ep.rejectTable, { rejected: extracted.rejects.length });
   for (const e of extracted.fieldErrors) local.add(e.table, { fieldErrors: 1 });
   // Clears the scope's earlier field errors too, so this response's are inserted after it.
   await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: hash, itemCount: extracted.itemCount, runId });

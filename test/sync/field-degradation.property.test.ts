@@ -3,9 +3,9 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { driver as driverSchema } from '../../src/api/schemas/driver.js';
 import { tableMeta } from '../../src/db/load/table-meta.js';
 import { warehouseTables } from '../../src/db/schema/mrp.js';
+import { driver as driverSchema } from '../../src/endpoints/driver.js';
 import { DIMENSION_TABLES, ENDPOINTS, endpoint, type Endpoint } from '../../src/sync/endpoints.js';
 import { without } from '../../src/sync/extract/collector.js';
 import type { Extracted } from '../../src/sync/extract/types.js';

@@ -1,10 +1,11 @@
 import { ZodArray, ZodOptional, ZodUnknown, type z } from 'zod';
 
-import type { Driver } from '../../api/schemas/driver.js';
 import type { WarehouseTableName } from '../../db/schema/mrp.js';
+import type { Level } from '../../endpoints/declare.js';
+import { driverIdOf, DRIVER_LIST, driverRow, type Driver } from '../../endpoints/driver.js';
+import { driverLevelPath, prepareItem, type EndpointOverrides } from '../../shapes/overrides.js';
 
 import { degrade, issueReason } from './degrade.js';
-import type { Level } from './levels.js';
 import { unstorableTextAt } from './storable.js';
 import type { Extracted, FieldError, Row, Scope, Seed } from './types.js';
 
@@ -49,6 +50,16 @@ export function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
+/** An item of a level as parsed: its key fields and columns under their column names. */
+export interface Parsed {
+  readonly keys: Record<string, unknown>;
+  readonly columns: Record<string, unknown>;
+  readonly className: string | null;
+  readonly driver: Driver[] | undefined;
+  /** The child list's items, unparsed. */
+  readonly list: unknown;
+}
+
 /**
  * Gathers the rows, scopes, rejects and seeds of one response. Each nested level is parsed on
  * its own, so an item that fails (say, a class without ClassId) is rejected alone, with its
@@ -57,6 +68,9 @@ export function list(value: unknown): unknown[] {
 export class Collector {
   private readonly out: Extracted = { rows: {}, scopes: [], rejects: [], fieldErrors: [], seeds: [], itemCount: 0 };
   private readonly seen = new Set<string>();
+
+  /** `overrides`: the endpoint's part of a `PITWALL_SHAPES` file, applied to each item before it is parsed. */
+  constructor(private readonly overrides?: EndpointOverrides) {}
 
   /**
    * Parses one item of `level`. A field that fails its type is left out (NULL in its column) and
@@ -67,20 +81,21 @@ export class Collector {
    * for the field errors' row key. `checkStorable: false` is for values that are not kept in
    * `raw` (the points header), whose typed fields the schema has checked already.
    */
-  parse<S extends z.ZodObject>(
-    level: Level<S>,
+  parse(
+    level: Level,
     value: unknown,
     where: string,
     options: { context?: Readonly<Record<string, unknown>>; checkStorable?: boolean } = {},
-  ): z.output<S> | null {
-    const { schema } = level;
-    const result = schema.safeParse(value);
-    let data: z.output<S>;
+  ): Parsed | null {
+    const schema = level.schema as z.ZodObject;
+    const input = this.overrides ? prepareItem(value, this.overrides.levels.get(level.path), this.overrides.levels.get(driverLevelPath(level.path))) : value;
+    const result = schema.safeParse(input);
+    let data: Record<string, unknown>;
     let fieldErrors: FieldError[] | null = null;
     if (result.success) {
       data = result.data;
     } else {
-      const degraded = degrade(level, value, result.error, options.context ?? {});
+      const degraded = degrade(level, input, result.error, options.context ?? {});
       if (!degraded.ok) {
         this.reject(`${where}: ${describeIssues(degraded.issues)}`, value);
         return null;
@@ -96,7 +111,7 @@ export class Collector {
       }
     }
     if (fieldErrors) this.out.fieldErrors.push(...fieldErrors);
-    return data;
+    return columnsOf(level, data);
   }
 
   reject(reason: string, payload: unknown): void {
@@ -119,29 +134,32 @@ export class Collector {
   driver(drivers: Driver[] | undefined, rawList: unknown): Driver | null {
     const d = drivers?.[0];
     if (!d) return null;
-    if (d.DriverId !== undefined) {
-      this.dimension('drivers', d.DriverId, {
-        driver_id: d.DriverId,
-        first_name: d.DriverFName,
-        last_name: d.DriverLName,
-        suffix: d.DriverSuffix,
-        city: d.DriverCity,
-        state: d.DriverState,
-        country: d.DriverCountry,
-        raw: list(rawList)[0] ?? null,
-      });
-    }
+    const id = driverIdOf(d);
+    if (id !== undefined) this.dimension('drivers', id, driverRow(d, list(rawList)[0] ?? null));
     return d;
   }
 
-  /** A class seen anywhere; raw holds just the identifying fields so every source agrees. */
-  klass(classId: number, className: string | null, raw: unknown): void {
+  /**
+   * A class seen anywhere, from a level naming it; raw holds just the identifying fields, under
+   * their wire names, so every endpoint that shows the class agrees on its row.
+   */
+  klass(level: Level, classId: number, className: string | null, raw: unknown): void {
     const r = raw as Record<string, unknown> | null;
+    const idWire = level.keyColumns.find(([c]) => c === 'class_id')?.[1] ?? 'ClassId';
+    const nameWire = level.spec.className?.wire ?? 'ClassName';
     this.dimension('classes', classId, {
       class_id: classId,
       class_name: className,
-      raw: { ClassId: r?.ClassId ?? classId, ClassName: r?.ClassName ?? className },
+      raw: { [idWire]: r?.[idWire] ?? classId, [nameWire]: r?.[nameWire] ?? className },
     });
+  }
+
+  /** A link row (an event's place in a schedule), once per key in a response. */
+  link(table: WarehouseTableName, key: Record<string, unknown>, raw: unknown): void {
+    const k = `${table}:${JSON.stringify(key)}`;
+    if (this.seen.has(k)) return;
+    this.seen.add(k);
+    this.row(table, { ...key, raw });
   }
 
   scope(scope: Scope): void {
@@ -159,4 +177,20 @@ export class Collector {
   result(): Extracted {
     return this.out;
   }
+}
+
+/** A parsed item's fields under the column names its level declares them for. */
+function columnsOf(level: Level, data: Record<string, unknown>): Parsed {
+  const keys: Record<string, unknown> = {};
+  for (const [column, wire] of level.keyColumns) keys[column] = data[wire];
+  const columns: Record<string, unknown> = {};
+  for (const [column, wire] of level.columns) columns[column] = data[wire];
+  const { spec } = level;
+  return {
+    keys,
+    columns,
+    className: spec.className ? ((data[spec.className.wire] as string | null | undefined) ?? null) : null,
+    driver: spec.driver ? (data[DRIVER_LIST] as Driver[] | undefined) : undefined,
+    list: spec.child ? data[spec.child.list] : undefined,
+  };
 }

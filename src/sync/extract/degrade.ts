@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 
-import type { Level, PathSegment } from './levels.js';
+import type { Level } from '../../endpoints/declare.js';
+import type { PathSegment } from '../../endpoints/driver.js';
+
 import type { FieldError } from './types.js';
 
 /**
@@ -95,12 +97,12 @@ export type Degraded<T> = { ok: true; data: T; fieldErrors: FieldError[] } | { o
  * reject the item for, when a key field fails or the item itself is unusable. The typed result
  * never holds a guessed value: a dropped field reads as missing, which its column stores as NULL.
  */
-export function degrade<S extends z.ZodObject>(
-  level: Level<S>,
+export function degrade(
+  level: Level,
   value: unknown,
   error: z.ZodError,
   context: Readonly<Record<string, unknown>>,
-): Degraded<z.output<S>> {
+): Degraded<Record<string, unknown>> {
   let working = value;
   let issues = error.issues;
   const dropped: Array<{ target: PathSegment[]; issue: z.core.$ZodIssue }> = [];
@@ -121,7 +123,7 @@ export function degrade<S extends z.ZodObject>(
     }
     if (fatal.length > 0) return { ok: false, issues: fatal };
     if (!changed) return { ok: false, issues };
-    const result = level.schema.safeParse(working);
+    const result = (level.schema as z.ZodObject).safeParse(working);
     if (result.success) {
       const fieldErrors = dropped.map(({ target, issue }) => ({
         ...owner(level, target, result.data, context),

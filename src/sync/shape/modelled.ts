@@ -8,7 +8,7 @@ import { fieldPath, parentPath, ROOT } from './tree.js';
  * A schema and where in a body its objects sit: `''` for the body itself (the envelope is always
  * added), `Classes[]` the items of its list, `Classes[].Races[]` the items of a nested list that
  * the level above declares `z.array(z.unknown())` and the extractor parses on its own. An
- * endpoint's extract/levels.ts levels are such.
+ * endpoint's declared levels (src/endpoints/) are such.
  */
 export interface ShapeLevel {
   readonly path: string;
@@ -43,7 +43,7 @@ function addObject(out: Set<string>, level: string, schema: z.ZodObject): void {
 
 /**
  * Every path the schemas model: their fields, nested objects and arrays, each level's own path
- * and the lists leading to it. Derived from the zod schemas, so editing assumed.ts is all it takes.
+ * and the lists leading to it. Derived from the declarations' schemas, so editing a declaration is all it takes.
  */
 export function modelledPaths(levels: readonly ShapeLevel[]): ReadonlySet<string> {
   const out = new Set<string>([ROOT]);

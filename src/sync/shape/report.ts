@@ -37,7 +37,7 @@ export type DriftKind = 'unmodelled' | 'missing' | 'failing';
 /**
  * The shape report: per endpoint, modelled fields most items lack, fields no schema models,
  * and fields whose values failed their type. Modelled is judged against the schemas as they
- * are now, so a fix to assumed.ts shows at once. Pure: fed from pitwall.shape_paths by
+ * are now, so a fix to a declaration shows at once. Pure: fed from pitwall.shape_paths by
  * `pitwall drift`, and from the samples' in-memory shapes by `pitwall probe`.
  */
 export function driftReport(rows: readonly ShapePathRow[], failing: readonly FailingField[] = [], endpoints: readonly Endpoint[] = ENDPOINTS): EndpointDrift[] {

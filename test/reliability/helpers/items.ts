@@ -1,31 +1,16 @@
 import fc from 'fast-check';
 import { z } from 'zod';
 
-import {
-  driverPass,
-  driverStat,
-  entry,
-  entryClass,
-  feedClass,
-  feedEvent,
-  feedResult,
-  lineupClass,
-  lineupEntry,
-  lineupRace,
-  pointClass,
-  pointSchedule,
-  yearItem,
-} from '../../../src/api/schemas/assumed.js';
-import { driverList } from '../../../src/api/schemas/driver.js';
-import { eventClass, pointsRow, resultClass, resultRace, resultRow, schedule, scheduleEvent } from '../../../src/api/schemas/known.js';
 import { carNumber, flag, id, optDecimal, optInt, optText, optUsDateTime } from '../../../src/api/schemas/primitives.js';
 import type { WarehouseTableName } from '../../../src/db/schema/mrp.js';
-import type { EndpointName } from '../../../src/sync/endpoints.js';
-import { LEVELS as PARSE_LEVELS } from '../../../src/sync/extract/levels.js';
+import type { Level as DeclaredLevel } from '../../../src/endpoints/declare.js';
+import { driverList } from '../../../src/endpoints/driver.js';
+import { DIMENSION_TABLES, type EndpointName } from '../../../src/endpoints/endpoint.js';
+import { ENDPOINTS } from '../../../src/endpoints/registry.js';
 
 /**
- * fast-check arbitraries for upstream items, built from the wire schemas themselves, so a field
- * added to a schema is generated without touching this file. Each endpoint is described as a
+ * fast-check arbitraries for upstream items, built from the endpoint declarations themselves, so
+ * a field added to a declaration is generated without touching this file. Each endpoint is a
  * tree of levels (a schedule event holds classes; a results class holds races, which hold rows);
  * a level with a table becomes one row there whose `raw` is the level without its nested list.
  */
@@ -38,35 +23,24 @@ export interface Level {
   nested?: { key: string; level: Level };
   /** The extractor refuses a row of this level without Driver[0].DriverId. */
   needsDriverId?: boolean;
+  /** The top-level fields holding a key of its table. */
+  keyFields: ReadonlySet<string>;
 }
 
-const leaf = (schema: z.ZodObject, table: WarehouseTableName, needsDriverId = false): Level => ({ schema, table, needsDriverId });
+function treeOf(l: DeclaredLevel): Level {
+  const child = l.spec.child;
+  const handsDown = child !== undefined && child.level.table === l.table;
+  return {
+    schema: l.schema as unknown as z.ZodObject,
+    ...(handsDown || DIMENSION_TABLES.has(l.table) ? {} : { table: l.table }),
+    ...(child ? { nested: { key: child.list, level: treeOf(child.level) } } : {}),
+    needsDriverId: l.spec.driver === 'required',
+    keyFields: new Set(Object.values(l.key).map((path) => String(path[0]))),
+  };
+}
 
 /** Every endpoint's item tree. */
-export const LEVELS: Record<EndpointName, Level> = {
-  schedule_years: leaf(yearItem, 'schedule_years'),
-  point_years: leaf(yearItem, 'point_years'),
-  schedules: leaf(schedule, 'schedules'),
-  point_schedules: leaf(pointSchedule, 'point_schedules'),
-  point_classes: leaf(pointClass, 'point_classes'),
-  events: { schema: scheduleEvent, table: 'events', nested: { key: 'Classes', level: leaf(eventClass, 'event_classes') } },
-  results: {
-    schema: resultClass,
-    nested: { key: 'Races', level: { schema: resultRace, table: 'races', nested: { key: 'Results', level: leaf(resultRow, 'results') } } },
-  },
-  lineups: {
-    schema: lineupClass,
-    nested: { key: 'Races', level: { schema: lineupRace, nested: { key: 'Lineup', level: leaf(lineupEntry, 'lineups') } } },
-  },
-  entry_list: { schema: entryClass, nested: { key: 'Entries', level: leaf(entry, 'entry_list', true) } },
-  driver_passes: leaf(driverPass, 'driver_passes', true),
-  results_feed: {
-    schema: feedEvent,
-    nested: { key: 'Classes', level: { schema: feedClass, nested: { key: 'Results', level: leaf(feedResult, 'results_feed') } } },
-  },
-  driver_stats: leaf(driverStat, 'driver_stats', true),
-  point_standings: leaf(pointsRow, 'point_standings', true),
-};
+export const LEVELS = Object.fromEntries(ENDPOINTS.map((ep) => [ep.name, treeOf(ep.list.level)])) as Record<EndpointName, Level>;
 
 const INT4_MAX = 2 ** 31 - 1;
 
@@ -223,9 +197,8 @@ const JUNK: unknown[] = [
  * The top-level fields of a level's schema that hold a key of its table (as the collector
  * declares them): only a bad value there rejects the item; any other field degrades to NULL.
  */
-export function keyFields(level: Level): Set<string> {
-  const declared = Object.values(PARSE_LEVELS).filter((l) => l.schema === level.schema);
-  return new Set(declared.flatMap((l) => Object.values(l.key).map((path) => String(path[0]))));
+export function keyFields(level: Level): ReadonlySet<string> {
+  return level.keyFields;
 }
 
 export type Damage = 'drop-required' | 'wrong-type' | 'out-of-range' | 'unstorable-text' | 'unstorable-key' | 'no-driver-id';

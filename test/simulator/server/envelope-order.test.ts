@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import {
-  DRIVER_PASSES_KEY,
-  DRIVER_STATS_KEY,
-  ENTRY_LIST_KEY,
-  FEED_KEY,
-  LINEUPS_KEY,
-  POINT_CLASSES_KEY,
-  POINT_SCHEDULES_KEY,
-  YEARS_KEY,
-} from '../../../src/api/schemas/assumed.js';
+import { endpoint } from '../../../src/endpoints/registry.js';
 
 import { apiUrl, sampleIds, startTestSimulator } from './helpers.js';
 
@@ -23,19 +14,19 @@ describe('the envelope of every v2 endpoint', () => {
     const { eventId, scheduleId, classId } = await sampleIds(sim);
     const endpoints: [string, Record<string, number>, string, string[]?][] = [
       ['/v2/schedules/', {}, 'Schedules'],
-      ['/v2/schedules/years/', {}, YEARS_KEY],
+      ['/v2/schedules/years/', {}, endpoint('schedule_years').arrayKey],
       ['/v2/schedules/events/', { ScheduleId: scheduleId }, 'ScheduleEvents'],
       ['/v2/schedules/events/', { EventId: eventId }, 'ScheduleEvents'],
       ['/v2/schedules/results/', { EventId: eventId }, 'Classes'],
-      ['/v2/schedules/lineups/', { EventId: eventId }, LINEUPS_KEY],
-      ['/v2/schedules/results/feed/', {}, FEED_KEY],
-      ['/v2/schedules/driverStats/', {}, DRIVER_STATS_KEY],
-      ['/v2/schedules/driverPasses/', { EventId: eventId }, DRIVER_PASSES_KEY],
-      ['/v2/schedules/entryList/', { EventId: eventId }, ENTRY_LIST_KEY],
-      ['/v2/points/schedules/', {}, POINT_SCHEDULES_KEY],
-      ['/v2/points/years/', {}, YEARS_KEY],
+      ['/v2/schedules/lineups/', { EventId: eventId }, endpoint('lineups').arrayKey],
+      ['/v2/schedules/results/feed/', {}, endpoint('results_feed').arrayKey],
+      ['/v2/schedules/driverStats/', {}, endpoint('driver_stats').arrayKey],
+      ['/v2/schedules/driverPasses/', { EventId: eventId }, endpoint('driver_passes').arrayKey],
+      ['/v2/schedules/entryList/', { EventId: eventId }, endpoint('entry_list').arrayKey],
+      ['/v2/points/schedules/', {}, endpoint('point_schedules').arrayKey],
+      ['/v2/points/years/', {}, endpoint('point_years').arrayKey],
       ['/v2/points/', { ScheduleId: scheduleId, ClassId: classId }, 'Points', POINTS_HEADER],
-      ['/v2/points/classes/', { ScheduleId: scheduleId }, POINT_CLASSES_KEY],
+      ['/v2/points/classes/', { ScheduleId: scheduleId }, endpoint('point_classes').arrayKey],
     ];
     for (const [path, params, arrayKey, header = []] of endpoints) {
       const res = await fetch(apiUrl(sim, path, params));

@@ -1,35 +1,13 @@
 import type { z } from 'zod';
 
-import {
-  driverPass,
-  driverStat,
-  entryClassFull,
-  feedEventFull,
-  lineupClassFull,
-  pointClass,
-  pointSchedule,
-  yearItem,
-} from '../../../src/api/schemas/assumed.js';
-import { pointsHeader, pointsRow, resultClassFull, schedule, scheduleEventFull } from '../../../src/api/schemas/known.js';
+import { fullSchema } from '../../../src/endpoints/declare.js';
+import { pointsHeader } from '../../../src/endpoints/point-standings.js';
+import { ENDPOINTS } from '../../../src/endpoints/registry.js';
 import { createWorld } from '../../../src/simulator/world/index.js';
 import { NO_QUIRKS, type Quirks, type Scale, type World } from '../../../src/simulator/world/types.js';
 
-/** The schema every item of each endpoint must parse with (the warehouse loader's view). */
-export const ITEM_SCHEMAS: Record<string, z.ZodType> = {
-  '/v2/schedules/': schedule,
-  '/v2/schedules/years/': yearItem,
-  '/v2/schedules/events/': scheduleEventFull,
-  '/v2/schedules/results/': resultClassFull,
-  '/v2/schedules/lineups/': lineupClassFull,
-  '/v2/schedules/results/feed/': feedEventFull,
-  '/v2/schedules/driverStats/': driverStat,
-  '/v2/schedules/driverPasses/': driverPass,
-  '/v2/schedules/entryList/': entryClassFull,
-  '/v2/points/schedules/': pointSchedule,
-  '/v2/points/years/': yearItem,
-  '/v2/points/': pointsRow,
-  '/v2/points/classes/': pointClass,
-};
+/** The schema every item of each endpoint must parse with (the warehouse loader's view), from the declarations. */
+export const ITEM_SCHEMAS: Record<string, z.ZodType> = Object.fromEntries(ENDPOINTS.map((ep) => [ep.path, fullSchema(ep.list.level)]));
 
 const built = new Map<string, World>();
 /** A world shared by the tests of one file that only read it. */
@@ -79,7 +57,7 @@ export function walk(world: World, quirks: Quirks): WalkedRequest[] {
     const result: WalkedRequest = { path, query, items: parsed(world, path, query, quirks) };
     if (path === '/v2/points/') {
       const outcome = world.render(path, searchParams(query), quirks);
-      if (outcome.kind === 'ok') result.header = pointsHeader.parse(outcome.header) as Record<string, unknown>;
+      if (outcome.kind === 'ok') result.header = pointsHeader.schema.parse(outcome.header) as Record<string, unknown>;
     }
     out.push(result);
     return result.items;

@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 
-import { DRIVER_PASSES_KEY, type driverPass } from '../../../api/schemas/assumed.js';
+import type { WireOf } from '../../../endpoints/declare.js';
+import { driverPasses, type driverPass } from '../../../endpoints/driver-passes.js';
 import { type WorldContext, isScored, liveEvent } from '../context.js';
 import { passesOf } from '../derive/participants.js';
 import { type DriverRec, at, eventClassesOf, item } from '../model.js';
@@ -16,7 +16,8 @@ import { ID, type Wire, missing, ok } from './wire.js';
  * SDK's default Order, nameAsc).
  */
 
-type DriverPassWire = z.input<typeof driverPass>;
+type DriverPassWire = WireOf<typeof driverPass>;
+const DRIVER_PASSES_KEY = driverPasses.arrayKey;
 
 function scopeEvents(ctx: WorldContext, params: Params): number[] {
   const eventId = params.positive('EventId');

@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 
-import { DRIVER_STATS_KEY, type driverStat } from '../../../api/schemas/assumed.js';
+import type { WireOf } from '../../../endpoints/declare.js';
+import { driverStats as driverStatsEndpoint, type driverStat } from '../../../endpoints/driver-stats.js';
 import { driverStats, formatHundredths } from '../derive/stats.js';
 import { item } from '../model.js';
 import type { RenderOutcome } from '../types.js';
@@ -12,7 +12,8 @@ import { ID, type Wire, ok } from './wire.js';
  * and season with results, averages as decimal text with two places ("7.25", "9.00").
  */
 
-type DriverStatWire = z.input<typeof driverStat>;
+type DriverStatWire = WireOf<typeof driverStat>;
+const DRIVER_STATS_KEY = driverStatsEndpoint.arrayKey;
 
 export function renderDriverStats(wire: Wire): RenderOutcome {
   const { model } = wire.ctx;

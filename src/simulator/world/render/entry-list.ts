@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 
-import { ENTRY_LIST_KEY, type entryClassFull } from '../../../api/schemas/assumed.js';
+import type { WireOf } from '../../../endpoints/declare.js';
+import { entryList, type entryClass } from '../../../endpoints/entry-list.js';
 import { entriesOf } from '../derive/participants.js';
 import { at, item } from '../model.js';
 import type { RenderOutcome } from '../types.js';
@@ -15,7 +15,8 @@ import { ID, type Wire, missing, ok } from './wire.js';
  * drivers, since the world already knows who will show up).
  */
 
-type EntryClassWire = z.input<typeof entryClassFull>;
+type EntryClassWire = WireOf<typeof entryClass>;
+const ENTRY_LIST_KEY = entryList.arrayKey;
 
 export function renderEntryList(wire: Wire, params: Params): RenderOutcome {
   const { ctx } = wire;

@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 
-import type { scheduleEventFull } from '../../../api/schemas/known.js';
+import type { WireOf } from '../../../endpoints/declare.js';
+import type { scheduleEvent } from '../../../endpoints/events.js';
 import { type WorldContext, isLive, liveEvent, liveEventsOf } from '../context.js';
 import { usDateTime, yearOf } from '../dates.js';
 import { at, eventClassesOf, item } from '../model.js';
@@ -20,7 +20,7 @@ import { ID, type Wire, missing, ok } from './wire.js';
  * return FutureCount + PastCount events in total"). With counts, EndDate is not applied.
  */
 
-type EventWire = z.input<typeof scheduleEventFull>;
+type EventWire = WireOf<typeof scheduleEvent>;
 const KEY = 'ScheduleEvents';
 
 export function renderEvent(wire: Wire, event: number, includeClass: boolean): EventWire {

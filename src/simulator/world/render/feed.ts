@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 
-import { FEED_KEY, type feedEventFull } from '../../../api/schemas/assumed.js';
+import type { WireOf } from '../../../endpoints/declare.js';
+import { resultsFeed, type feedEvent } from '../../../endpoints/results-feed.js';
 import { usDateTime } from '../dates.js';
 import { FEED_DEFAULT_EVENTS, featureByFinish, feedEvents } from '../derive/feed.js';
 import { at, eventClassesOf, featureRace, item, raceName } from '../model.js';
@@ -16,7 +16,8 @@ import { ID, type Wire, ok } from './wire.js';
  * (0 = all) with the feature's top DriverCount finishers (0 = all).
  */
 
-type FeedEventWire = z.input<typeof feedEventFull>;
+type FeedEventWire = WireOf<typeof feedEvent>;
+const FEED_KEY = resultsFeed.arrayKey;
 
 export function renderFeed(wire: Wire, params: Params): RenderOutcome {
   const { ctx } = wire;

@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 
-import { LINEUPS_KEY, type lineupClassFull } from '../../../api/schemas/assumed.js';
+import type { WireOf } from '../../../endpoints/declare.js';
+import { lineups, type lineupClass } from '../../../endpoints/lineups.js';
 import { at, item, raceName, racesOf, rowsOf } from '../model.js';
 import { TAG } from '../rng.js';
 import type { RenderOutcome } from '../types.js';
@@ -15,7 +15,8 @@ import { ID, type Wire, missing, ok } from './wire.js';
  * numbered as in results. Events that have not run have no lineups yet.
  */
 
-type LineupClassWire = z.input<typeof lineupClassFull>;
+type LineupClassWire = WireOf<typeof lineupClass>;
+const LINEUPS_KEY = lineups.arrayKey;
 
 export function renderLineups(wire: Wire, params: Params): RenderOutcome {
   const { ctx } = wire;

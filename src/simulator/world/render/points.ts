@@ -1,13 +1,8 @@
-import type { z } from 'zod';
-
-import {
-  POINT_CLASSES_KEY,
-  POINT_SCHEDULES_KEY,
-  YEARS_KEY,
-  type pointClass,
-  type pointSchedule,
-} from '../../../api/schemas/assumed.js';
-import type { pointsHeader, pointsRow } from '../../../api/schemas/known.js';
+import type { WireOf } from '../../../endpoints/declare.js';
+import { pointClasses as pointClassesEndpoint, type pointClass } from '../../../endpoints/point-classes.js';
+import { pointSchedules, type pointSchedule } from '../../../endpoints/point-schedules.js';
+import { pointStandings, type pointsHeader, type pointsRow } from '../../../endpoints/point-standings.js';
+import { pointYears } from '../../../endpoints/years.js';
 import { usDateTime } from '../dates.js';
 import { pointClassOverride, pointClasses, pointsAsOf, standings } from '../derive/standings.js';
 import { item } from '../model.js';
@@ -26,11 +21,14 @@ import { ID, type Wire, missing, ok } from './wire.js';
  * as a midnight date-time; "" before the first.
  */
 
-type PointScheduleWire = z.input<typeof pointSchedule>;
-type PointClassWire = z.input<typeof pointClass>;
-type PointsHeaderWire = z.input<typeof pointsHeader>;
-type PointsRowWire = z.input<typeof pointsRow>;
-const POINTS_KEY = 'Points';
+type PointScheduleWire = WireOf<typeof pointSchedule>;
+type PointClassWire = WireOf<typeof pointClass>;
+type PointsHeaderWire = WireOf<typeof pointsHeader>;
+type PointsRowWire = WireOf<typeof pointsRow>;
+const POINTS_KEY = pointStandings.arrayKey;
+const POINT_SCHEDULES_KEY = pointSchedules.arrayKey;
+const POINT_CLASSES_KEY = pointClassesEndpoint.arrayKey;
+const YEARS_KEY = pointYears.arrayKey;
 
 function asOfText(wire: Wire, schedule: number): string {
   const day = pointsAsOf(wire.ctx, schedule);

@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 
-import type { resultClassFull, resultRow } from '../../../api/schemas/known.js';
+import type { WireOf } from '../../../endpoints/declare.js';
+import type { resultClass, resultRow } from '../../../endpoints/results.js';
 import { FLAG, at, displayName, item, raceName, racesOf, rowsOf } from '../model.js';
 import { TAG } from '../rng.js';
 import type { RenderOutcome } from '../types.js';
@@ -18,8 +18,8 @@ import { ID, type Wire, missing, ok } from './wire.js';
  * every race, or a five-heat class would silently lose its feature.
  */
 
-type ResultClassWire = z.input<typeof resultClassFull>;
-type ResultRowWire = z.input<typeof resultRow>;
+type ResultClassWire = WireOf<typeof resultClass>;
+type ResultRowWire = WireOf<typeof resultRow>;
 const KEY = 'Classes';
 
 export function renderResultRow(wire: Wire, row: number): ResultRowWire {

@@ -1,7 +1,7 @@
-import type { z } from 'zod';
 
-import { YEARS_KEY, type yearItem } from '../../../api/schemas/assumed.js';
-import type { schedule } from '../../../api/schemas/known.js';
+import type { WireOf } from '../../../endpoints/declare.js';
+import type { scheduleItem } from '../../../endpoints/schedules.js';
+import { scheduleYears, type scheduleYearItem } from '../../../endpoints/years.js';
 import { liveEventsOf } from '../context.js';
 import type { RenderOutcome } from '../types.js';
 
@@ -10,8 +10,9 @@ import { ID, type Wire, ok } from './wire.js';
 
 /** GET /v2/schedules/ (ScheduleYear 0 or absent: every year) and GET /v2/schedules/years/. */
 
-type ScheduleWire = z.input<typeof schedule>;
-type YearWire = z.input<typeof yearItem>;
+type ScheduleWire = WireOf<typeof scheduleItem>;
+type YearWire = WireOf<typeof scheduleYearItem>;
+const YEARS_KEY = scheduleYears.arrayKey;
 
 export function renderSchedules(wire: Wire, params: Params): RenderOutcome {
   const { ctx } = wire;

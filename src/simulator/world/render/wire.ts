@@ -1,4 +1,4 @@
-import type { DriverWire } from '../../../api/schemas/driver.js';
+import type { DriverWire } from '../../../endpoints/driver.js';
 import type { WorldContext } from '../context.js';
 import type { DriverRec } from '../model.js';
 import { formatHalfPoints } from '../points.js';
