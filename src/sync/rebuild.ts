@@ -3,11 +3,12 @@ import pLimit from 'p-limit';
 import { canonicalQuery } from '../api/query.js';
 import type { Config } from '../config.js';
 
+import { classifyBadBody, itemsOf } from './bad-body.js';
 import { DimensionCache } from './dimension-cache.js';
 import { childrenOf, endpoint, ENDPOINTS, type Endpoint, type EndpointName, type Params } from './endpoints.js';
 import { JOB_NAMES } from './jobs.js';
 import { decompressBody } from './kept-body.js';
-import { EnvelopeError, itemsOf, processResponse, type ProcessContext } from './process-response.js';
+import { processResponse, type ProcessContext } from './process-response.js';
 import { runInShell, thrownOutcome, type RunContext, type RunOutcome, type RunShellDeps } from './run-shell.js';
 import { isScopeDataError } from './scope-data-error.js';
 import { latestResponses, type KeptResponse } from './sql/responses.js';
@@ -153,7 +154,7 @@ async function rebuildScope(ctx: ProcessContext, ep: Endpoint, kept: KeptRespons
     if (!loadIt) return ep.extract(itemsOf(ep, body), params, body).seeds;
     return await processResponse(ctx, ep, params, kept.params, body, null, { kept: { responseHash: kept.responseHash } });
   } catch (err) {
-    if (!(err instanceof EnvelopeError || err instanceof SyntaxError || isScopeDataError(err))) throw err;
+    if (!(classifyBadBody(err) || isScopeDataError(err))) throw err;
     ctx.counters.scopes.failed += 1;
     ctx.logger.warn({ endpoint: ep.name, params: kept.params, err: String(err) }, 'kept response could not be loaded; skipped');
     return [];

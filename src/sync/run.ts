@@ -1,18 +1,19 @@
 import type { ApiClient } from '../api/client.js';
-import { ApiError, PayloadError, UpstreamDownError } from '../api/errors.js';
+import { ApiError, UpstreamDownError } from '../api/errors.js';
 import { canonicalQuery } from '../api/query.js';
 import { unreachableMessage } from '../api/unreachable.js';
 import type { Config } from '../config.js';
 import { DatabaseError } from '../db/errors.js';
 import type { Logger } from '../log.js';
 
+import { classifyBadBody } from './bad-body.js';
 import type { RunCounters } from './counters.js';
 import { DimensionCache } from './dimension-cache.js';
 import type { Endpoint, Params } from './endpoints.js';
 import type { Seed } from './extract/types.js';
 import { jobPhases, type JobName, type JobPhase } from './jobs.js';
 import { KEY_REFUSED_MESSAGE } from './key-refusal.js';
-import { EnvelopeError, knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
+import { knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
 import { failureAnswer, RootAnswers, type RootAnswer } from './root-answers.js';
 import { createRunClient } from './run-client.js';
 import { runInShell, thrownOutcome, type RunContext, type RunOutcome, type RunShellDeps } from './run-shell.js';
@@ -56,19 +57,6 @@ export interface SyncOptions {
  * hold no request slot, and at most this many responses per slot are held in memory.
  */
 const VISITS_PER_REQUEST_SLOT = 2;
-
-/**
- * A body that could not be used, retried already: not JSON even after the `,,` repair (the
- * client's ApiError of kind 'body' wraps the PayloadError), not a v2 envelope, or missing its list.
- */
-function bodyProblem(err: unknown): { snippet: string } | null {
-  if (err instanceof PayloadError) return { snippet: err.snippet };
-  if (err instanceof ApiError && err.kind === 'body') {
-    return { snippet: err.cause instanceof PayloadError ? err.cause.snippet : '' };
-  }
-  if (err instanceof EnvelopeError) return { snippet: '' };
-  return null;
-}
 
 /**
  * One run of a job: takes the job's advisory lock (or records a `skipped` run), walks the
@@ -259,10 +247,10 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
     const message = err instanceof Error ? err.message : String(err);
     scopeLog.warn({ params: query, err: message }, 'scope failed; recorded and skipped');
     await recordScopeFailure(deps.pool, { endpoint: ep.name, params: query, status: 'error', error: message, runId });
-    const badBody = bodyProblem(err);
+    const badBody = classifyBadBody(err);
     if (badBody) {
       await insertBodyReject(deps.pool, { runId, endpoint: ep.name, params: query }, message, badBody.snippet);
-      counters.add(ep.tables[0] ?? 'results', { rejected: 1 });
+      counters.add(ep.rejectTable, { rejected: 1 });
     }
     return [];
   } finally {
@@ -278,7 +266,7 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
  */
 function isScopeFailure(err: unknown): boolean {
   if (err instanceof UpstreamDownError || (err instanceof DatabaseError && !isScopeDataError(err))) return false;
-  return err instanceof ApiError || err instanceof PayloadError || err instanceof EnvelopeError || isScopeDataError(err);
+  return err instanceof ApiError || classifyBadBody(err) !== null || isScopeDataError(err);
 }
 
 /**
