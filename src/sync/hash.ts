@@ -102,6 +102,15 @@ export function responseHash(body: Record<string, unknown>): string {
 }
 
 /**
+ * A body's hash with a `PITWALL_SHAPES` file's part for its endpoint mixed in (`s:` prefix), so
+ * that a body loaded under other overrides is not skipped as unchanged; the hash itself without
+ * overrides, so a warehouse that never had a file keeps every hash it recorded.
+ */
+export function saltedHash(hash: string, salt: string | undefined): string {
+  return salt ? `s:${createHash('sha256').update(salt).update('\u0000').update(hash).digest('base64url')}` : hash;
+}
+
+/**
  * The hash recorded for a scope's response: its text digest when that covers all of its data,
  * else the digest of the parsed body. A later response whose text digest equals a recorded one
  * therefore holds the same data, and need not be parsed.

@@ -6,6 +6,7 @@ import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
 import { withTransaction } from '../db/transaction.js';
 import { requestKey } from '../endpoints/endpoint.js';
 import type { Logger } from '../log.js';
+import type { Shapes } from '../shapes/overrides.js';
 
 import { itemsOf } from './bad-body.js';
 import { cascadeOrphanedEvents } from './cascade.js';
@@ -13,7 +14,7 @@ import { RunCounters } from './counters.js';
 import type { DimensionCache } from './dimension-cache.js';
 import { childrenOf, DIMENSION_TABLES, LOAD_ORDER, type Endpoint, type Params } from './endpoints.js';
 import type { Extracted, Seed } from './extract/types.js';
-import { scopeHash, textDigest, type TextDigest } from './hash.js';
+import { saltedHash, scopeHash, textDigest, type TextDigest } from './hash.js';
 import { compressBody, type KeptBody } from './kept-body.js';
 import type { ShapeTracker } from './shape/tracker.js';
 import { insertFieldErrors } from './sql/field-errors.js';
@@ -37,6 +38,8 @@ export interface ProcessContext {
   keepResponses?: number;
   /** Where the shapes of loaded bodies are counted (`pitwall drift`); nothing is counted without it. */
   shapes?: ShapeTracker;
+  /** A `PITWALL_SHAPES` file's adjustments to the declarations; the declarations alone without it. */
+  overrides?: Shapes;
 }
 
 /** Where a body came from, beyond its parsed value. */
@@ -45,7 +48,8 @@ export interface BodySource {
   text?: string;
   /**
    * Set by a rebuild, for a body read back from pitwall.responses: it is not kept again, and the
-   * scope records the hash it was kept with, so the next sync still recognises the same body.
+   * scope records the hash it was kept with (under the current overrides), so the next sync
+   * still recognises the same body.
    */
   kept?: { responseHash: string };
 }
@@ -65,7 +69,10 @@ export async function processResponse(
   digest: TextDigest | null = null,
   source: BodySource = {},
 ): Promise<Seed[]> {
-  const hash = source.kept?.responseHash ?? scopeHash(digest, body);
+  const overrides = ctx.overrides?.endpoints.get(ep.name);
+  // The kept body's hash is the body's own; the scope's also covers the overrides it loaded under.
+  const bodyHash = source.kept?.responseHash ?? scopeHash(digest, body);
+  const hash = saltedHash(bodyHash, overrides?.digest);
   const key = scopeKey(ep.name, query);
   const unchanged = ctx.hashes.get(key) === hash;
   // Counted before the envelope check, so a body whose list key changed shows up in the shape
@@ -79,18 +86,18 @@ export async function processResponse(
   // found identical; responses skipped whole are counted in `scopes.unchanged`.
   if (unchanged) {
     await recordUnchanged(ctx, ep, query);
-    return childrenOf(ep.name).length > 0 ? ep.extract(items, params, body).seeds : [];
+    return childrenOf(ep.name).length > 0 ? ep.extract(items, params, body, overrides).seeds : [];
   }
 
   // Compressed on the thread pool while the items are extracted, before the transaction begins.
   // Without the received text (a caller holding only the parsed body) its JSON is kept instead.
   const compressing = source.kept ? null : compressBody(source.text ?? JSON.stringify(body));
   compressing?.catch(() => undefined); // awaited below; an extract that throws must not leave it unhandled
-  const extracted = ep.extract(items, params, body);
+  const extracted = ep.extract(items, params, body, overrides);
   const { toLoad, known } = withoutKnownDimensions(ctx, extracted);
   const kept = compressing && { body: await compressing, versions: ctx.keepResponses ?? 1 };
 
-  const committed = await withTransaction(ctx.pool, (client) => load(client, ctx.runId, ep, params, query, toLoad, hash, kept), {
+  const committed = await withTransaction(ctx.pool, (client) => load(client, ctx.runId, ep, params, query, toLoad, { scope: hash, body: bodyHash }, kept), {
     signal: ctx.signal,
     onRetry: (err, attempt) =>
       ctx.logger.warn({ endpoint: ep.name, params: query, attempt, err: String(err) }, 'retrying transaction'),
@@ -118,11 +125,12 @@ export function knownBodyTest(
 ): { known: (body: Uint8Array) => boolean; digest: () => TextDigest | null } {
   const recorded = ctx.hashes.get(scopeKey(ep.name, query));
   const leaf = childrenOf(ep.name).length === 0;
+  const salt = ctx.overrides?.endpoints.get(ep.name)?.digest;
   let last: TextDigest | null = null;
   return {
     known: (body) => {
       last = textDigest(body);
-      return leaf && recorded !== undefined && last?.digest === recorded;
+      return leaf && recorded !== undefined && last !== null && saltedHash(last.digest, salt) === recorded;
     },
     digest: () => last,
   };
@@ -163,7 +171,7 @@ async function load(
   params: Params,
   query: string,
   extracted: Extracted,
-  hash: string,
+  hash: { scope: string; body: string },
   kept: { body: KeptBody; versions: number } | null,
 ): Promise<RunCounters> {
   const local = new RunCounters();
@@ -182,8 +190,8 @@ async function load(
   local.add(ep.rejectTable, { rejected: extracted.rejects.length });
   for (const e of extracted.fieldErrors) local.add(e.table, { fieldErrors: 1 });
   // Clears the scope's earlier field errors too, so this response's are inserted after it.
-  await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: hash, itemCount: extracted.itemCount, runId });
+  await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: hash.scope, itemCount: extracted.itemCount, runId });
   await insertFieldErrors(client, { runId, endpoint: ep.name, params: query }, extracted.fieldErrors);
-  if (kept) await keepResponse(client, { endpoint: ep.name, params: query, runId, responseHash: hash }, kept.body, kept.versions);
+  if (kept) await keepResponse(client, { endpoint: ep.name, params: query, runId, responseHash: hash.body }, kept.body, kept.versions);
   return local;
 }

@@ -151,7 +151,7 @@ async function rebuildScope(ctx: ProcessContext, ep: Endpoint, kept: KeptRespons
   const params: Params = Object.fromEntries(new URLSearchParams(kept.params));
   try {
     const body = JSON.parse(await decompressBody(kept.body, kept.encoding)) as Record<string, unknown>;
-    if (!loadIt) return ep.extract(itemsOf(ep, body), params, body).seeds;
+    if (!loadIt) return ep.extract(itemsOf(ep, body), params, body, ctx.overrides?.endpoints.get(ep.name)).seeds;
     return await processResponse(ctx, ep, params, kept.params, body, null, { kept: { responseHash: kept.responseHash } });
   } catch (err) {
     if (!(classifyBadBody(err) || isScopeDataError(err))) throw err;

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 
 import type { Logger } from '../log.js';
+import type { Shapes } from '../shapes/overrides.js';
 
 import { RunCounters } from './counters.js';
 import { startHeartbeat } from './heartbeat.js';
@@ -33,6 +34,8 @@ export interface RunSpec {
   drain?: AbortSignal | undefined;
   /** Abort: like drain, and also cancels what is in flight. */
   signal?: AbortSignal | undefined;
+  /** The `PITWALL_SHAPES` file the run derives its rows under, recorded on its row. */
+  shapes?: Shapes | null | undefined;
 }
 
 /** What the shell hands the run's own work: its row, its figures and its stop signals. */
@@ -77,7 +80,7 @@ export async function runInShell(deps: RunShellDeps, spec: RunSpec, work: (run: 
   try {
     // The lock proves no live process owns a row of this job still marked running.
     await markAbandoned(deps.pool, spec.job);
-    const runId = await insertRun(deps.pool, spec.job, spec.trigger, 'running');
+    const runId = await insertRun(deps.pool, spec.job, spec.trigger, 'running', spec.shapes ?? null);
     const run = runContext(deps, spec, runId, lock);
     if (spec.job !== 'rebuild') deps.observer?.runStarted?.({ runId, job: spec.job });
     const heartbeat = startHeartbeat(deps.pool, { runId, job: spec.job, started, counters: run.counters, scopes: run.scopes }, run.logger, deps.heartbeatMs);

@@ -37,6 +37,9 @@ export const syncRuns = pitwall.table(
     /** Request scopes finished so far, and known so far (the walk discovers them as it goes). */
     scopes_done: integer('scopes_done').notNull().default(0),
     scopes_total: integer('scopes_total').notNull().default(0),
+    /** The `PITWALL_SHAPES` file the run's rows were derived under, and the SHA-256 of its bytes; NULL without one. */
+    shapes_file: text('shapes_file'),
+    shapes_digest: text('shapes_digest'),
   },
   (t) => [
     index('sync_runs_job_started_idx').on(t.job, t.started_at),

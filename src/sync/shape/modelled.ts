@@ -1,6 +1,7 @@
 import { ZodArray, ZodDefault, ZodNullable, ZodObject, ZodOptional, ZodPipe, type z } from 'zod';
 
 import { envelope } from '../../api/schemas/envelope.js';
+import type { EndpointOverrides } from '../../shapes/overrides.js';
 
 import { fieldPath, parentPath, ROOT } from './tree.js';
 
@@ -52,6 +53,15 @@ export function modelledPaths(levels: readonly ShapeLevel[]): ReadonlySet<string
     const level = path || ROOT;
     for (let p: string | null = level; p !== null; p = parentPath(p)) out.add(p);
     addObject(out, level, schema);
+  }
+  return out;
+}
+
+/** The paths of the aliases a `PITWALL_SHAPES` file declares for an endpoint. */
+export function aliasPaths(overrides: EndpointOverrides): string[] {
+  const out: string[] = [];
+  for (const [level, fields] of overrides.levels) {
+    for (const o of fields.values()) for (const alias of o.aliases) out.push(fieldPath(level || ROOT, alias));
   }
   return out;
 }

@@ -2,19 +2,27 @@ import type pg from 'pg';
 
 import type { Logger } from '../../log.js';
 import { redact } from '../../secrets.js';
+import type { EndpointOverrides } from '../../shapes/overrides.js';
 import type { Endpoint, EndpointName } from '../endpoints.js';
 
-import { isUnmodelledField, modelledPaths } from './modelled.js';
+import { aliasPaths, isUnmodelledField, modelledPaths } from './modelled.js';
 import { upsertShapePaths, type ShapePathRow } from './sql.js';
 import { newNode, observe, paths, type ShapeNode } from './tree.js';
 
 const modelledCache = new WeakMap<Endpoint, ReadonlySet<string>>();
+const adjustedCache = new WeakMap<EndpointOverrides, ReadonlySet<string>>();
 
-/** The paths an endpoint's schemas model (computed once per endpoint). */
-export function modelledOf(ep: Endpoint): ReadonlySet<string> {
+/**
+ * The paths an endpoint's schemas model (computed once per endpoint), and with a `PITWALL_SHAPES`
+ * file's part for it, the aliases it declares too: a field read under an alias is modelled.
+ */
+export function modelledOf(ep: Endpoint, overrides?: EndpointOverrides): ReadonlySet<string> {
   let set = modelledCache.get(ep);
   if (!set) modelledCache.set(ep, (set = modelledPaths(ep.levels)));
-  return set;
+  if (!overrides) return set;
+  let adjusted = adjustedCache.get(overrides);
+  if (!adjusted) adjustedCache.set(overrides, (adjusted = new Set([...set, ...aliasPaths(overrides)])));
+  return adjusted;
 }
 
 /**

@@ -6,15 +6,21 @@ import { queryWithRetry } from '../../db/transaction.js';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'skipped' | 'interrupted' | 'abandoned';
 
-export async function insertRun(db: pg.Pool, job: string, trigger: string, status: RunStatus): Promise<number> {
+export async function insertRun(
+  db: pg.Pool,
+  job: string,
+  trigger: string,
+  status: RunStatus,
+  shapes: { file: string; digest: string } | null = null,
+): Promise<number> {
   // Retried on a dropped connection; should the first INSERT have committed unseen, its row is
   // left 'running' and the next run of the job marks it abandoned.
   const { rows } = await queryWithRetry<{ run_id: string }>(
     db,
-    `INSERT INTO pitwall.sync_runs (job, trigger, status, host, pid, finished_at, heartbeat_at)
-     VALUES ($1, $2, $3, $4, $5, CASE WHEN $3 = 'running' THEN NULL ELSE now() END, CASE WHEN $3 = 'running' THEN now() END)
+    `INSERT INTO pitwall.sync_runs (job, trigger, status, host, pid, finished_at, heartbeat_at, shapes_file, shapes_digest)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $3 = 'running' THEN NULL ELSE now() END, CASE WHEN $3 = 'running' THEN now() END, $6, $7)
      RETURNING run_id`,
-    [job, trigger, status, hostname(), process.pid],
+    [job, trigger, status, hostname(), process.pid, shapes?.file ?? null, shapes?.digest ?? null],
   );
   return Number(rows[0]?.run_id);
 }
