@@ -2,7 +2,7 @@ import { ZodArray, ZodOptional, ZodUnknown, type z } from 'zod';
 
 import type { WarehouseTableName } from '../../db/schema/mrp.js';
 import type { Level } from '../../endpoints/declare.js';
-import { driverIdOf, DRIVER_LIST, driverRow, type Driver } from '../../endpoints/driver.js';
+import { driverIdOf, driverRow, type Driver } from '../../endpoints/driver.js';
 import { driverLevelPath, prepareItem, type EndpointOverrides } from '../../shapes/overrides.js';
 
 import { degrade, issueReason } from './degrade.js';
@@ -17,6 +17,8 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
     .map((i) => `${i.path.length ? i.path.join('.') : '(item)'}: ${issueReason(i)}`)
     .join('; ');
 }
+
+const said = (where: string | (() => string)): string => (typeof where === 'string' ? where : where());
 
 const nestedLists = new WeakMap<z.ZodObject, string[]>();
 
@@ -50,16 +52,6 @@ export function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-/** An item of a level as parsed: its key fields and columns under their column names. */
-export interface Parsed {
-  readonly keys: Record<string, unknown>;
-  readonly columns: Record<string, unknown>;
-  readonly className: string | null;
-  readonly driver: Driver[] | undefined;
-  /** The child list's items, unparsed. */
-  readonly list: unknown;
-}
-
 /**
  * Gathers the rows, scopes, rejects and seeds of one response. Each nested level is parsed on
  * its own, so an item that fails (say, a class without ClassId) is rejected alone, with its
@@ -78,15 +70,16 @@ export class Collector {
    * records a reject) when a key is missing or unusable, or when the item holds text PostgreSQL
    * cannot store (see storable.ts), which would otherwise fail the whole response's transaction.
    * `context` holds the row's key columns known from the parent levels and the item's position,
-   * for the field errors' row key. `checkStorable: false` is for values that are not kept in
+   * for the field errors' row key (those of `level.table` are taken). `where` names the item in a
+   * reject's reason; a function is called only for a reject. `checkStorable: false` is for values that are not kept in
    * `raw` (the points header), whose typed fields the schema has checked already.
    */
   parse(
     level: Level,
     value: unknown,
-    where: string,
+    where: string | (() => string),
     options: { context?: Readonly<Record<string, unknown>>; checkStorable?: boolean } = {},
-  ): Parsed | null {
+  ): Record<string, unknown> | null {
     const schema = level.schema as z.ZodObject;
     const input = this.overrides ? prepareItem(value, this.overrides.levels.get(level.path), this.overrides.levels.get(driverLevelPath(level.path))) : value;
     const result = schema.safeParse(input);
@@ -97,7 +90,7 @@ export class Collector {
     } else {
       const degraded = degrade(level, input, result.error, options.context ?? {});
       if (!degraded.ok) {
-        this.reject(`${where}: ${describeIssues(degraded.issues)}`, value);
+        this.reject(`${said(where)}: ${describeIssues(degraded.issues)}`, value);
         return null;
       }
       data = degraded.data;
@@ -106,12 +99,12 @@ export class Collector {
     if (options.checkStorable !== false) {
       const at = unstorableTextAt(value, nestedListsOf(schema));
       if (at !== null) {
-        this.reject(`${where}: ${at}: holds U+0000 or an unpaired surrogate, which PostgreSQL cannot store`, value);
+        this.reject(`${said(where)}: ${at}: holds U+0000 or an unpaired surrogate, which PostgreSQL cannot store`, value);
         return null;
       }
     }
     if (fieldErrors) this.out.fieldErrors.push(...fieldErrors);
-    return columnsOf(level, data);
+    return data;
   }
 
   reject(reason: string, payload: unknown): void {
@@ -179,18 +172,3 @@ export class Collector {
   }
 }
 
-/** A parsed item's fields under the column names its level declares them for. */
-function columnsOf(level: Level, data: Record<string, unknown>): Parsed {
-  const keys: Record<string, unknown> = {};
-  for (const [column, wire] of level.keyColumns) keys[column] = data[wire];
-  const columns: Record<string, unknown> = {};
-  for (const [column, wire] of level.columns) columns[column] = data[wire];
-  const { spec } = level;
-  return {
-    keys,
-    columns,
-    className: spec.className ? ((data[spec.className.wire] as string | null | undefined) ?? null) : null,
-    driver: spec.driver ? (data[DRIVER_LIST] as Driver[] | undefined) : undefined,
-    list: spec.child ? data[spec.child.list] : undefined,
-  };
-}

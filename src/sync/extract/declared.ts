@@ -1,12 +1,12 @@
 import { tableMeta } from '../../db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../../db/schema/mrp.js';
 import type { Level } from '../../endpoints/declare.js';
-import { driverIdOf, DRIVER_LIST } from '../../endpoints/driver.js';
+import { driverIdOf, DRIVER_LIST, type Driver } from '../../endpoints/driver.js';
 import { DIMENSION_TABLES, type Endpoint, type Params } from '../../endpoints/endpoint.js';
 import type { EndpointOverrides } from '../../shapes/overrides.js';
 
-import { Collector, list, without, type Parsed } from './collector.js';
-import type { Extracted, Scope } from './types.js';
+import { Collector, list, without } from './collector.js';
+import type { Extracted, Row, Scope } from './types.js';
 
 type Keys = Record<string, unknown>;
 
@@ -16,13 +16,6 @@ const keyColumnsOf = (table: WarehouseTableName): readonly string[] => {
   if (!cols) keyColumnsCache.set(table, (cols = tableMeta(warehouseTables[table]).keyColumns));
   return cols;
 };
-
-/** The key columns of `table` among `keys`: a row's key, or a field error's. */
-function pick(keys: Keys, table: WarehouseTableName): Keys {
-  const out: Keys = {};
-  for (const column of keyColumnsOf(table)) if (column in keys) out[column] = keys[column];
-  return out;
-}
 
 const describe = (ep: Omit<Endpoint, 'extract'>, keys: Keys, path: string): string =>
   [ep.name, ...Object.entries(keys).map(([k, v]) => `${k} ${String(v)}`), path || '(envelope)'].join(', ');
@@ -41,14 +34,11 @@ export function extractDeclared(ep: Omit<Endpoint, 'extract'>): Endpoint['extrac
     c.items(items.length);
     const keys: Keys = {};
     for (const [param, r] of request) keys[r.column!] = Number(params[param]);
-    let inherited: Keys = {};
+    let inherited: Keys | null = null;
     if (ep.envelope) {
       // The envelope's own fields beside the list; a bad one is rejected without the rows it sits beside.
-      const header = c.parse(ep.envelope, without(body, ep.arrayKey), describe(ep, keys, ''), {
-        context: pick(keys, ep.envelope.table),
-        checkStorable: false,
-      });
-      if (header) inherited = header.columns;
+      const header = c.parse(ep.envelope, without(body, ep.arrayKey), () => describe(ep, keys, ''), { context: keys, checkStorable: false });
+      if (header) inherited = columnsOf(ep.envelope, header, {});
     }
     const seen: Keys[] = [];
     walk(c, ep, ep.list.level, items, keys, inherited, seen);
@@ -65,40 +55,62 @@ export function extractDeclared(ep: Omit<Endpoint, 'extract'>): Endpoint['extrac
   };
 }
 
-function walk(c: Collector, ep: Omit<Endpoint, 'extract'>, l: Level, items: readonly unknown[], keys: Keys, inherited: Keys, seen: Keys[] | null): void {
+/** The level's declared columns of a parsed item, added to `into`. */
+function columnsOf(l: Level, data: Record<string, unknown>, into: Keys): Keys {
+  for (const [column, wire] of l.columns) into[column] = data[wire];
+  return into;
+}
+
+/**
+ * Parses the items of level `l` and writes what each yields. Runs for every item of every
+ * response, so it builds each row in place, once, and names an item only for a reject.
+ */
+function walk(c: Collector, ep: Omit<Endpoint, 'extract'>, l: Level, items: readonly unknown[], keys: Keys, inherited: Keys | null, seen: Keys[] | null): void {
   const { spec } = l;
   const child = spec.child;
   const handsDown = child !== undefined && child.level.table === l.table;
   const ownRow = !handsDown && !DIMENSION_TABLES.has(l.table);
-  items.forEach((item, index) => {
+  const tableKeys = keyColumnsOf(l.table);
+  for (let index = 0; index < items.length; index += 1) {
+    const item = items[index];
     const here: Keys = spec.position ? { ...keys, [spec.position]: index + 1 } : keys;
-    const where = describe(ep, here, l.path);
-    const p = c.parse(l, item, where, { context: pick(here, l.table) });
-    if (!p) return;
-    const rowKeys: Keys = { ...here, ...p.keys };
-    const driverId = spec.driver ? driverIdOf(c.driver(p.driver, (item as Record<string, unknown>)[DRIVER_LIST])) : undefined;
+    const data = c.parse(l, item, () => describe(ep, here, l.path), { context: here });
+    if (!data) continue;
+    let rowKeys = here;
+    if (l.keyColumns.length > 0) {
+      rowKeys = { ...here };
+      for (const [column, wire] of l.keyColumns) rowKeys[column] = data[wire];
+    }
+    const driverId = spec.driver ? driverIdOf(c.driver(data[DRIVER_LIST] as Driver[] | undefined, (item as Record<string, unknown>)[DRIVER_LIST])) : undefined;
     if (spec.driver === 'required') {
       if (driverId === undefined) {
-        c.reject(`${where}: ${DRIVER_LIST}.0.DriverId: required for a ${l.table} row`, item);
-        return;
+        c.reject(`${describe(ep, here, l.path)}: ${DRIVER_LIST}.0.DriverId: required for a ${l.table} row`, item);
+        continue;
       }
+      if (rowKeys === here) rowKeys = { ...here };
       rowKeys.driver_id = driverId;
     }
-    if (spec.className || l.table === 'classes') c.klass(l, rowKeys.class_id as number, p.className, item);
+    const className = spec.className ? ((data[spec.className.wire] as string | null | undefined) ?? null) : null;
+    if (spec.className || l.table === 'classes') c.klass(l, rowKeys.class_id as number, className, item);
     seen?.push(rowKeys);
     if (spec.seed) c.seed(spec.seed(rowKeys));
     if (ownRow) {
-      c.row(l.table, {
-        ...pick(rowKeys, l.table),
-        ...inherited,
-        ...p.columns,
-        ...(spec.driver === 'optional' ? { driver_id: driverId ?? null } : {}),
-        raw: child ? without(item, child.list) : item,
-      });
+      const row: Row = { raw: child ? without(item, child.list) : item };
+      for (const column of tableKeys) if (column in rowKeys) row[column] = rowKeys[column];
+      if (inherited) Object.assign(row, inherited);
+      columnsOf(l, data, row);
+      if (spec.driver === 'optional') row.driver_id = driverId ?? null;
+      c.row(l.table, row);
     }
-    if (spec.link) c.link(spec.link, pick(rowKeys, spec.link), linkRaw(ep, l, rowKeys, spec.link));
-    if (child) walk(c, ep, child.level, list(p.list), rowKeys, handsDown ? { ...inherited, ...p.columns } : inherited, null);
-  });
+    if (spec.link) c.link(spec.link, linkKey(spec.link, rowKeys), linkRaw(ep, l, rowKeys, spec.link));
+    if (child) walk(c, ep, child.level, list(data[child.list]), rowKeys, handsDown ? columnsOf(l, data, { ...inherited }) : inherited, null);
+  }
+}
+
+function linkKey(table: WarehouseTableName, keys: Keys): Keys {
+  const out: Keys = {};
+  for (const column of keyColumnsOf(table)) out[column] = keys[column];
+  return out;
 }
 
 /** A link row's raw: its key under the wire names it came from (the request's parameter, the item's field). */
@@ -111,5 +123,3 @@ function linkRaw(ep: Omit<Endpoint, 'extract'>, l: Level, keys: Keys, table: War
   }
   return raw;
 }
-
-export type { Parsed };

@@ -84,7 +84,9 @@ function owner(level: Level, target: readonly PathSegment[], data: unknown, cont
     for (const [column, wire] of Object.entries(part.key)) rowKey[column] = valueAt(data, [field!, index, wire]) ?? null;
     return { table: part.table, rowKey };
   }
-  const rowKey: Record<string, unknown> = { ...context };
+  // The context may hold keys of the levels above that this level's table does not have.
+  const rowKey: Record<string, unknown> = {};
+  for (const column of level.context) if (column in context) rowKey[column] = context[column];
   for (const [column, wire] of Object.entries(level.key)) rowKey[column] = valueAt(data, wire) ?? null;
   return { table: level.table, rowKey };
 }
