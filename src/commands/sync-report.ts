@@ -1,4 +1,5 @@
 import type { RunSummary } from '../sync/run.js';
+import { describeWarning } from '../sync/shape/vanished.js';
 
 import { EXIT } from './context.js';
 import { renderTable } from './format.js';
@@ -15,6 +16,7 @@ export function summaryJson(s: RunSummary): string {
     tables: s.tables,
     scopes: s.scopes,
     unknownFields: s.unknownFields,
+    missingFields: s.missingFields,
     repairedBodies: s.repairedBodies,
     ...(s.keyRefused ? { keyRefused: true } : {}),
     ...(s.upstreamUnreachable ? { upstreamUnreachable: true } : {}),
@@ -33,7 +35,8 @@ export function summaryText(s: RunSummary): string {
     `invalid ${s.scopes.invalid}, failed ${s.scopes.failed}` +
     unmodelledNote(s.unknownFields);
   const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected', 'field errors'], rows) : '';
-  return [head, table, s.error ? `error: ${s.error}` : ''].filter(Boolean).join('\n');
+  const missing = s.missingFields.map((w) => `warning: ${describeWarning(w)}; see pitwall drift --suggest`);
+  return [head, table, ...missing, s.error ? `error: ${s.error}` : ''].filter(Boolean).join('\n');
 }
 
 /** `; 3 unmodelled field(s) kept in raw (results 2, lineups 1); see pitwall drift`, or nothing. */

@@ -1,5 +1,6 @@
 import type { WarehouseTableName } from '../db/schema/mrp.js';
 
+import type { ShapeWarning } from './shape/vanished.js';
 import type { RunTotals } from './sql/sync-runs.js';
 
 export interface TableCounts {
@@ -40,6 +41,8 @@ export class RunCounters {
   retries = 0;
   /** Distinct unmodelled fields seen, per endpoint: set once, at the end of a run, from its ShapeTracker. */
   unknownFields: Partial<Record<string, number>> = {};
+  /** Modelled fields this run found missing from every item (each reported once per change). */
+  missingFields: ShapeWarning[] = [];
   repairedBodies = 0;
 
   table(name: WarehouseTableName): TableCounts {

@@ -1,6 +1,7 @@
 import type { RunCounters, TableCounts } from './counters.js';
 import type { JobName } from './jobs.js';
 import type { DriftKind } from './shape/report.js';
+import type { ShapeWarning } from './shape/vanished.js';
 import type { RunStatus } from './sql/sync-runs.js';
 
 /** What pitwall.sync_runs.job records: a sync job, or a rebuild from the kept responses. */
@@ -17,6 +18,8 @@ export interface RunSummary {
   scopes: RunCounters['scopes'];
   /** Distinct fields no schema models, per endpoint, among the bodies this run loaded. */
   unknownFields: Partial<Record<string, number>>;
+  /** Modelled fields missing from every item this run loaded: renamed upstream, most likely. */
+  missingFields: ShapeWarning[];
   repairedBodies: number;
   /**
    * The warehouse's shape report after the run, as path counts per endpoint and kind (the
@@ -49,6 +52,7 @@ export function buildSummary(
     tables: { ...counters.tables },
     scopes: { ...counters.scopes },
     unknownFields: { ...counters.unknownFields },
+    missingFields: [...counters.missingFields],
     repairedBodies: counters.repairedBodies,
     ...(error ? { error } : {}),
   };

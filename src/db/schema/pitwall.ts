@@ -152,7 +152,7 @@ export const shapePaths = pitwall.table(
     json_types: text('json_types').array().notNull(),
     /** How many times the path was present (for an object or array level: how many there were). */
     seen: bigint('seen', { mode: 'number' }).notNull(),
-    /** Whether a typed column or a nested level models this path (src/api/schemas). */
+    /** Whether a typed column or a nested level models this path (src/endpoints/, and a PITWALL_SHAPES file's aliases). */
     modelled: boolean('modelled').notNull(),
     first_run_id: bigint('first_run_id', { mode: 'number' }),
     last_run_id: bigint('last_run_id', { mode: 'number' }),
@@ -160,6 +160,11 @@ export const shapePaths = pitwall.table(
     last_seen_at: tstz('last_seen_at').notNull().default(sql`now()`),
     /** One value seen at the path, truncated (scalars only). */
     example: text('example'),
+    /**
+     * A modelled field every object that could hold it lacked in a run: the run that found it so
+     * (and warned, once); cleared when the field is seen again.
+     */
+    missing_since_run_id: bigint('missing_since_run_id', { mode: 'number' }),
   },
   (t) => [primaryKey({ columns: [t.endpoint, t.path] })],
 );

@@ -26,6 +26,24 @@ export interface StatusPageData {
   tables: PageTable[];
   /** Whether pitwall.shape_paths has rows; until it does, `drift` is null on every endpoint. */
   drift_recorded: boolean;
+  /** Modelled fields the upstream stopped sending (or never sent beside a likely new name), until they come back. */
+  missing_fields: MissingField[];
+}
+
+export interface MissingField {
+  endpoint: string;
+  path: string;
+  /** The run that found every item without it. */
+  since_run_id: number;
+}
+
+/** Fields pitwall.shape_paths marks missing: a run found every object able to hold them without them. */
+async function missingFields(db: pg.Pool): Promise<MissingField[]> {
+  const { rows } = await db.query<MissingField>(
+    `SELECT endpoint, path, missing_since_run_id::int AS since_run_id FROM pitwall.shape_paths
+      WHERE missing_since_run_id IS NOT NULL ORDER BY endpoint, path`,
+  );
+  return rows;
 }
 
 /** A run as the page shows it: times as ISO text, the error masked. */
@@ -163,7 +181,7 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
   const run = (r: RunRow): PageRun => ({ ...r, started_at: iso(r.started_at), finished_at: iso(r.finished_at), error: clean(r.error) });
   const tables = Object.keys(warehouseTables) as WarehouseTableName[];
 
-  const [jobs, running, runs, perJob, endpoints, failing, rejected, drift, rows, changes] = await Promise.all([
+  const [jobs, running, runs, perJob, endpoints, failing, rejected, drift, rows, changes, missing] = await Promise.all([
     jobStates(db),
     runningRuns(db),
     recentRuns(db, limit),
@@ -174,6 +192,7 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     loadDrift(db).then(driftCounts),
     tableRows(db, tables),
     lastChanges(db),
+    missingFields(db),
   ]);
   const now = Date.now();
 
@@ -245,5 +264,6 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     endpoints: pageEndpoints,
     tables: pageTables,
     drift_recorded: Object.keys(drift).length > 0,
+    missing_fields: missing,
   };
 }

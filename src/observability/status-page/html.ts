@@ -105,6 +105,13 @@ function runningTable(data: StatusPageData): string {
 }
 
 /** The status page as one self-contained HTML document. Every value from the warehouse is escaped. */
+/** The fields the upstream stopped sending, each a likely rename: amber, with the fix to run. */
+function missingFieldsNote(data: StatusPageData): string {
+  if (data.missing_fields.length === 0) return '';
+  const items = data.missing_fields.map((m) => `<li><code>${e(m.endpoint)}</code> <code>${e(m.path)}</code> (since run ${m.since_run_id})</li>`).join('');
+  return `<div class="behind"><p>Modelled fields missing from every item, their columns left NULL (renamed upstream, most likely; <code>pitwall drift --suggest</code> writes the alias):</p><ul>${items}</ul></div>`;
+}
+
 export function renderStatusPage(data: StatusPageData): string {
   const failedRuns = data.runs.filter((r) => FAILED.has(r.status)).length;
   const jobs = table(
@@ -171,6 +178,7 @@ ${data.running.length ? '<p class="muted">Scopes known so far grow as the walk d
 <h2>Runs</h2>${charts(data)}${runs}
 <h2>Endpoints</h2>${endpoints}
 ${data.drift_recorded ? '' : '<p class="muted">No response shapes recorded yet (pitwall.shape_paths is empty).</p>'}
+${missingFieldsNote(data)}
 <h2>Failing scopes</h2>${table('failing', ['endpoint', 'params', 'status', 'last attempt', 'last error'], failing, 'None: every scope answered on its last attempt.')}
 <h2>Tables</h2>${tables}
 </body></html>

@@ -35,7 +35,8 @@ export async function upsertShapePaths(pool: pg.Pool, runId: number | null, rows
        modelled = EXCLUDED.modelled,
        last_run_id = EXCLUDED.last_run_id,
        last_seen_at = now(),
-       example = COALESCE(EXCLUDED.example, s.example)
+       example = COALESCE(EXCLUDED.example, s.example),
+       missing_since_run_id = NULL
      RETURNING s.endpoint, s.path, (xmax = 0) AS inserted`,
     [
       sorted.map((r) => r.endpoint),

@@ -2,12 +2,13 @@ import type pg from 'pg';
 
 import type { Logger } from '../../log.js';
 import { redact } from '../../secrets.js';
-import type { EndpointOverrides } from '../../shapes/overrides.js';
+import type { EndpointOverrides, Shapes } from '../../shapes/overrides.js';
 import type { Endpoint, EndpointName } from '../endpoints.js';
 
 import { aliasPaths, isUnmodelledField, modelledPaths } from './modelled.js';
 import { upsertShapePaths, type ShapePathRow } from './sql.js';
 import { newNode, observe, paths, type ShapeNode } from './tree.js';
+import { absentFields, describeWarning, vanishedFields, type ShapeWarning } from './vanished.js';
 
 const modelledCache = new WeakMap<Endpoint, ReadonlySet<string>>();
 const adjustedCache = new WeakMap<EndpointOverrides, ReadonlySet<string>>();
@@ -34,6 +35,8 @@ export class ShapeTracker {
   private trees = new Map<Endpoint, ShapeNode>();
   /** Unmodelled fields seen by this run, per endpoint: the summary's `unknownFields`. */
   private readonly unmodelled = new Map<EndpointName, Set<string>>();
+  /** Modelled fields this run found missing from every item, warned once each. */
+  private readonly missing: ShapeWarning[] = [];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -41,8 +44,14 @@ export class ShapeTracker {
     private readonly logger: Logger,
     /** Texts never to store (the API key): an upstream that echoes the request could put it in an example. */
     private readonly secrets: readonly string[] = [],
+    /** A `PITWALL_SHAPES` file's adjustments: the aliases it declares count as modelled. */
+    private readonly overrides: Shapes | null = null,
     private readonly batchSize = 500,
   ) {}
+
+  private modelled(ep: Endpoint): ReadonlySet<string> {
+    return modelledOf(ep, this.overrides?.endpoints.get(ep.name));
+  }
 
   /** Counts every path of one body. Synchronous and allocation-light: it runs for every loaded response. */
   record(ep: Endpoint, body: unknown): void {
@@ -57,9 +66,12 @@ export class ShapeTracker {
     const trees = this.trees;
     this.trees = new Map();
     const rows: ShapePathRow[] = [];
+    const absent = new Map<Endpoint, string[]>();
     for (const [ep, tree] of trees) {
-      const modelled = modelledOf(ep);
-      for (const p of paths(tree)) {
+      const modelled = this.modelled(ep);
+      const all = paths(tree);
+      absent.set(ep, absentFields(modelled, new Map(all.map((p) => [p.path, p]))));
+      for (const p of all) {
         const example = p.example === null ? null : redact(p.example, this.secrets);
         rows.push({ endpoint: ep.name, ...p, example, modelled: modelled.has(p.path) });
         if (isUnmodelledField(p.path, modelled)) {
@@ -69,9 +81,11 @@ export class ShapeTracker {
         }
       }
     }
-    const modelledByName = new Map([...trees.keys()].map((ep) => [ep.name as string, modelledOf(ep)]));
+    const modelledByName = new Map([...trees.keys()].map((ep) => [ep.name as string, this.modelled(ep)]));
+    const freshRows: ShapePathRow[] = [];
     for (let i = 0; i < rows.length; i += this.batchSize) {
       const fresh = await upsertShapePaths(this.pool, this.runId, rows.slice(i, i + this.batchSize));
+      freshRows.push(...fresh);
       for (const r of fresh) {
         const modelled = modelledByName.get(r.endpoint);
         if (!modelled || !isUnmodelledField(r.path, modelled)) continue;
@@ -81,6 +95,18 @@ export class ShapeTracker {
         );
       }
     }
+    for (const [ep, fields] of absent) {
+      const found = await vanishedFields(this.pool, this.runId, ep.name, fields, freshRows.filter((r) => r.endpoint === ep.name), this.modelled(ep));
+      for (const w of found) {
+        this.logger.warn({ endpoint: w.endpoint, path: w.path, candidates: w.candidates }, `${describeWarning(w)}; see pitwall drift --suggest`);
+      }
+      this.missing.push(...found);
+    }
+  }
+
+  /** Modelled fields missing from every item in this run's bodies (flushed ones only), each warned once per change. */
+  missingFields(): ShapeWarning[] {
+    return [...this.missing];
   }
 
   /** Distinct unmodelled fields this run saw, per endpoint (flushed ones only). */
