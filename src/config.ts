@@ -2,7 +2,10 @@ import { z } from 'zod';
 
 import { ConfigError, type ConfigIssue } from './api/errors.js';
 import { cronProblem } from './cron/validate.js';
+import { ENDPOINTS } from './endpoints/registry.js';
 import { maskUrl, secretsOf } from './secrets.js';
+import { shapeCatalog } from './shapes/catalog.js';
+import { loadShapesFile, ShapesFileError } from './shapes/file.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -57,6 +60,22 @@ const timeZone = z
     }
   });
 
+// Read, checked against the endpoint declarations and compiled here, once: every command that
+// loads its config has the overrides (or a one-line refusal) before it does anything else.
+const shapesFile = z
+  .string()
+  .trim()
+  .min(1)
+  .transform((path, ctx) => {
+    try {
+      return loadShapesFile(path, shapeCatalog(ENDPOINTS));
+    } catch (err) {
+      if (!(err instanceof ShapesFileError)) throw err;
+      ctx.addIssue({ code: 'custom', message: err.message, params: { detail: true } });
+      return z.NEVER;
+    }
+  });
+
 /** Every setting: its zod parser from the string form. Defaults live in VARIABLES below. */
 const schema = z.object({
   apiBaseUrl: httpUrl,
@@ -86,12 +105,13 @@ const schema = z.object({
   dataDir: z.string().trim().min(1),
   sqlPort: int(1, 65535).optional(),
   keepResponses: int(1, 1_000),
+  shapes: shapesFile.optional(),
 });
 
 export type Config = Readonly<z.output<typeof schema>>;
 export type ConfigKey = keyof Config;
 /** Settings with no default; a command that needs one passes it in `require`. */
-export type OptionalKey = 'apiKey' | 'databaseUrl' | 'httpPort' | 'httpToken' | 'sqlPort';
+export type OptionalKey = 'apiKey' | 'databaseUrl' | 'httpPort' | 'httpToken' | 'sqlPort' | 'shapes';
 export type ConfigWith<R extends OptionalKey> = Config & { readonly [K in R]: NonNullable<Config[K]> };
 
 export interface ConfigVariable {
@@ -276,6 +296,13 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     default: '1',
     description: 'Versions of each scope\'s response body kept in pitwall.responses (compressed) for `pitwall rebuild`; older ones are deleted.',
     expected: 'an integer from 1 to 1000',
+  },
+  shapes: {
+    env: 'PITWALL_SHAPES',
+    flag: '--shapes',
+    default: undefined,
+    description: 'A JSON file of aliases and coercions that adjust the declared response shapes without a build (docs/shapes.md); `pitwall drift --suggest` writes one. Applies to sync, rebuild, probe and drift.',
+    expected: 'a readable overrides file (docs/shapes.md)',
   },
 };
 

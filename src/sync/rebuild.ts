@@ -17,7 +17,7 @@ import { ScopeTouches } from './sql/sync-state.js';
 import type { RunSummary } from './summary.js';
 
 export interface RebuildDeps extends Omit<RunShellDeps, 'observer'> {
-  config: Pick<Config, 'concurrency'>;
+  config: Pick<Config, 'concurrency' | 'shapes'>;
 }
 
 export interface RebuildOptions {
@@ -52,6 +52,7 @@ export async function runRebuild(deps: RebuildDeps, options: RebuildOptions = {}
     locks: REBUILD_LOCKS,
     busy: 'a sync or another rebuild is running; skipped',
     noun: 'rebuild',
+    shapes: deps.config.shapes ?? null,
     drain: options.drain,
     signal: options.signal,
   } as const;
@@ -70,6 +71,7 @@ async function rebuild(deps: RebuildDeps, options: RebuildOptions, run: RunConte
     dimensions: new DimensionCache(),
     logger: run.logger,
     signal: run.signal,
+    ...(deps.config.shapes ? { overrides: deps.config.shapes } : {}),
   };
   try {
     const pace = { concurrency: deps.config.concurrency, pageSize: options.pageSize ?? 200, halt: run.halt, scopes: run.scopes };

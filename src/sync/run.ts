@@ -5,7 +5,6 @@ import { unreachableMessage } from '../api/unreachable.js';
 import type { Config } from '../config.js';
 import { DatabaseError } from '../db/errors.js';
 import type { Logger } from '../log.js';
-import type { Shapes } from '../shapes/overrides.js';
 
 import { classifyBadBody } from './bad-body.js';
 import type { RunCounters } from './counters.js';
@@ -35,8 +34,6 @@ export interface SyncDeps extends RunShellDeps {
   fetch?: typeof fetch;
   /** The clock jobs read "today" and "the current year" from; the wall clock otherwise. */
   now?: () => Date;
-  /** A `PITWALL_SHAPES` file's adjustments to the declared shapes; the declarations alone without. */
-  overrides?: Shapes | null;
 }
 
 export interface SyncOptions {
@@ -76,7 +73,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     locks: [job],
     busy: 'another process is running this job; skipped',
     noun: 'run',
-    shapes: deps.overrides ?? null,
+    shapes: deps.config.shapes ?? null,
     drain: options.drain,
     signal: options.signal,
   } as const;
@@ -127,8 +124,8 @@ async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext
     touches: new ScopeTouches(deps.pool, runId),
     dimensions: new DimensionCache(),
     keepResponses: deps.config.keepResponses,
-    shapes: new ShapeTracker(deps.pool, runId, logger, [deps.config.apiKey], deps.overrides ?? null),
-    ...(deps.overrides ? { overrides: deps.overrides } : {}),
+    shapes: new ShapeTracker(deps.pool, runId, logger, [deps.config.apiKey], deps.config.shapes ?? null),
+    ...(deps.config.shapes ? { overrides: deps.config.shapes } : {}),
     logger,
     signal: run.signal,
   };

@@ -1,3 +1,4 @@
+import type { Shapes } from '../../shapes/overrides.js';
 import { ENDPOINTS, type Endpoint } from '../endpoints.js';
 
 import { isUnmodelledField } from './modelled.js';
@@ -40,14 +41,19 @@ export type DriftKind = 'unmodelled' | 'missing' | 'failing';
  * are now, so a fix to a declaration shows at once. Pure: fed from pitwall.shape_paths by
  * `pitwall drift`, and from the samples' in-memory shapes by `pitwall probe`.
  */
-export function driftReport(rows: readonly ShapePathRow[], failing: readonly FailingField[] = [], endpoints: readonly Endpoint[] = ENDPOINTS): EndpointDrift[] {
+export function driftReport(
+  rows: readonly ShapePathRow[],
+  failing: readonly FailingField[] = [],
+  endpoints: readonly Endpoint[] = ENDPOINTS,
+  overrides: Shapes | null = null,
+): EndpointDrift[] {
   const out: EndpointDrift[] = [];
   for (const ep of endpoints) {
     const seen = new Map(rows.filter((r) => r.endpoint === ep.name).map((r) => [r.path, r]));
     const bodies = seen.get(ROOT)?.seen ?? 0;
     const fails = failing.filter((f) => f.endpoint === ep.name);
     if (bodies === 0 && fails.length === 0) continue;
-    const modelled = modelledOf(ep);
+    const modelled = modelledOf(ep, overrides?.endpoints.get(ep.name));
     const count = (path: string) => seen.get(path)?.seen ?? 0;
     const missing: PathCount[] = [];
     for (const path of modelled) {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 
 import { queryWithRetry } from '../../db/transaction.js';
+import type { FailingValues, PathEvidence } from '../../shapes/suggest.js';
 
 import type { JsonType } from './tree.js';
 
@@ -87,4 +88,36 @@ export async function loadFailingFields(pool: pg.Pool): Promise<FailingField[]> 
        FROM pitwall.field_errors GROUP BY endpoint, path ORDER BY endpoint, path`,
   );
   return rows.map((r) => ({ endpoint: r.endpoint, path: r.path, count: Number(r.n), reason: r.reason, example: r.value }));
+}
+
+/** pitwall.shape_paths as `--suggest` reads it: with each path's last run and missing mark. */
+export async function loadPathEvidence(pool: pg.Pool): Promise<PathEvidence[]> {
+  const { rows } = await queryWithRetry<{ endpoint: string; path: string; json_types: string[]; seen: string; modelled: boolean; last_run_id: string | null; missing_since_run_id: string | null }>(
+    pool,
+    `SELECT endpoint, path, json_types, seen, modelled, last_run_id, missing_since_run_id FROM pitwall.shape_paths`,
+  );
+  const num = (v: string | null) => (v === null ? null : Number(v));
+  return rows.map((r) => ({
+    endpoint: r.endpoint,
+    path: r.path,
+    types: r.json_types as JsonType[],
+    seen: Number(r.seen),
+    modelled: r.modelled,
+    lastRunId: num(r.last_run_id),
+    missingSinceRunId: num(r.missing_since_run_id),
+  }));
+}
+
+/** Up to this many distinct failing values per field are checked against a suggested coercion. */
+const FAILING_VALUES_CHECKED = 1000;
+
+/** The distinct values each field failed its type with, as pitwall.field_errors keeps them (JSON text). */
+export async function loadFailingValues(pool: pg.Pool): Promise<FailingValues[]> {
+  const { rows } = await queryWithRetry<{ endpoint: string; path: string; values: string[] }>(
+    pool,
+    `SELECT endpoint, path, (array_agg(DISTINCT value))[1:$1] AS values
+       FROM pitwall.field_errors WHERE value IS NOT NULL GROUP BY endpoint, path ORDER BY endpoint, path`,
+    [FAILING_VALUES_CHECKED],
+  );
+  return rows;
 }
