@@ -10,7 +10,7 @@ import { parseRetryAfterMs } from './retry-after.js';
 
 export type ApiResult =
   /** `text`: the JSON text `body` was parsed from (decoded, `,,` repaired, the key redacted), which pitwall keeps. */
-  | { kind: 'ok'; body: Record<string, unknown>; text: string; repaired: boolean; attempts: number; bytes: number }
+  | { kind: 'ok'; body: Record<string, unknown>; text: string; repaired: boolean; attempts: number; bytes: number; maskedValues: number }
   /** The upstream answered but refused the request (RequestValid not 1); retrying will not help. */
   | { kind: 'invalid'; body: Record<string, unknown>; reason: string; attempts: number }
   /** The caller's `known` recognised the body, which was therefore not decoded or parsed. */

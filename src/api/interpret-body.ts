@@ -3,6 +3,7 @@ import { redact, redactError } from '../secrets.js';
 import { MAX_BODY_DEPTH, nestsDeeperThan, parseBody, type ParsedBody } from './body.js';
 import type { ApiResult, GetOptions } from './client.js';
 import { PayloadError, type ApiErrorKind } from './errors.js';
+import { maskSecretsInText, maskSecretsInValue, mayHideEscaped } from './mask-secrets.js';
 import { envelope, isRequestValid } from './schemas/envelope.js';
 
 /** What one failed attempt tells the retry loop. */
@@ -29,7 +30,8 @@ export function interpretBody(
   { shownUrl, attempts, known, secrets }: { shownUrl: string; attempts: number; known: GetOptions['known']; secrets: string[] },
 ): AttemptOutcome {
   if (known?.(bytes)) return { result: { kind: 'known', attempts, bytes: bytes.byteLength } };
-  const text = new TextDecoder().decode(bytes);
+  // Masked before anything reads the body: what is parsed, kept and stored never holds a secret.
+  const { text, masked } = maskSecretsInText(new TextDecoder().decode(bytes), secrets);
   let parsed: ParsedBody;
   try {
     parsed = parseBody(text);
@@ -58,10 +60,12 @@ export function interpretBody(
     return { rejected: new PayloadError(message, { snippet, url: shownUrl, issues: checked.error.issues }) };
   }
   const body = value as Record<string, unknown>;
+  const maskedValues = masked + (mayHideEscaped(json) ? maskSecretsInValue(body, secrets) : 0);
   if (!isRequestValid(body.RequestValid)) {
     const reason = `RequestValid is ${JSON.stringify(body.RequestValid)}`;
     return { result: { kind: 'invalid', body, reason, attempts } };
   }
-  // The text is stored (pitwall.responses); a body quoting the request URL would store the key.
-  return { result: { kind: 'ok', body, text: redact(json, secrets), repaired, attempts, bytes: bytes.byteLength } };
+  // The text is stored (pitwall.responses): masked above; a secret spelled in escapes is masked in the stored text as its JSON.
+  const kept = maskedValues > masked ? JSON.stringify(body) : json;
+  return { result: { kind: 'ok', body, text: kept, repaired, attempts, bytes: bytes.byteLength, maskedValues } };
 }

@@ -18,6 +18,7 @@ export function summaryJson(s: RunSummary): string {
     unknownFields: s.unknownFields,
     missingFields: s.missingFields,
     repairedBodies: s.repairedBodies,
+    maskedValues: s.maskedValues,
     ...(s.keyRefused ? { keyRefused: true } : {}),
     ...(s.upstreamUnreachable ? { upstreamUnreachable: true } : {}),
     ...(s.error ? { error: s.error } : {}),
@@ -35,8 +36,9 @@ export function summaryText(s: RunSummary): string {
     `invalid ${s.scopes.invalid}, failed ${s.scopes.failed}` +
     unmodelledNote(s.unknownFields);
   const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected', 'field errors'], rows) : '';
+  const masked = s.maskedValues > 0 ? [`note: ${s.maskedValues} value(s) in the responses held the API key and were stored masked as [redacted]`] : [];
   const missing = s.missingFields.map((w) => `warning: ${describeWarning(w)}; see pitwall drift --suggest`);
-  return [head, table, ...missing, s.error ? `error: ${s.error}` : ''].filter(Boolean).join('\n');
+  return [head, table, ...masked, ...missing, s.error ? `error: ${s.error}` : ''].filter(Boolean).join('\n');
 }
 
 /** `; 3 unmodelled field(s) kept in raw (results 2, lineups 1); see pitwall drift`, or nothing. */

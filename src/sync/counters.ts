@@ -44,6 +44,8 @@ export class RunCounters {
   /** Modelled fields this run found missing from every item (each reported once per change). */
   missingFields: ShapeWarning[] = [];
   repairedBodies = 0;
+  /** Occurrences of the API key (or another secret) in response bodies, stored masked. */
+  maskedValues = 0;
 
   table(name: WarehouseTableName): TableCounts {
     return (this.tables[name] ??= zero());
@@ -69,6 +71,7 @@ export class RunCounters {
     this.requests += other.requests;
     this.retries += other.retries;
     this.repairedBodies += other.repairedBodies;
+    this.maskedValues += other.maskedValues;
   }
 
   totals(): RunTotals {

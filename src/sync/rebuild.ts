@@ -1,7 +1,9 @@
 import pLimit from 'p-limit';
 
+import { maskSecretsInText, maskSecretsInValue, mayHideEscaped } from '../api/mask-secrets.js';
 import { canonicalQuery } from '../api/query.js';
 import type { Config } from '../config.js';
+
 
 import { classifyBadBody, itemsOf } from './bad-body.js';
 import { DimensionCache } from './dimension-cache.js';
@@ -17,7 +19,7 @@ import { ScopeTouches } from './sql/sync-state.js';
 import type { RunSummary } from './summary.js';
 
 export interface RebuildDeps extends Omit<RunShellDeps, 'observer'> {
-  config: Pick<Config, 'concurrency' | 'shapes'>;
+  config: Pick<Config, 'concurrency' | 'shapes' | 'apiKey'>;
 }
 
 export interface RebuildOptions {
@@ -74,7 +76,9 @@ async function rebuild(deps: RebuildDeps, options: RebuildOptions, run: RunConte
     ...(deps.config.shapes ? { overrides: deps.config.shapes } : {}),
   };
   try {
-    const pace = { concurrency: deps.config.concurrency, pageSize: options.pageSize ?? 200, halt: run.halt, scopes: run.scopes };
+    // A body kept before pitwall masked keys in bodies may still hold one: masked as it is read back.
+    const secrets = deps.config.apiKey ? [deps.config.apiKey] : [];
+    const pace = { concurrency: deps.config.concurrency, pageSize: options.pageSize ?? 200, halt: run.halt, scopes: run.scopes, secrets };
     await rebuildScopes(ctx, selection(options.endpoints), pace);
     await run.lock.confirm();
   } catch (err) {
@@ -106,7 +110,7 @@ function selection(names: readonly EndpointName[] | undefined): { load: Set<Endp
 async function rebuildScopes(
   ctx: ProcessContext,
   { load, read }: { load: Set<EndpointName>; read: Set<EndpointName> },
-  run: { concurrency: number; pageSize: number; halt: AbortSignal; scopes: RunScopes },
+  run: { concurrency: number; pageSize: number; halt: AbortSignal; scopes: RunScopes; secrets: readonly string[] },
 ): Promise<void> {
   const limit = pLimit(run.concurrency);
   /** The child scopes the parents' bodies name, by child endpoint. */
@@ -130,7 +134,7 @@ async function rebuildScopes(
         scopes.map((kept) =>
           limit(async () => {
             if (run.halt.aborted) return;
-            const seeds = await rebuildScope(ctx, ep, kept, load.has(ep.name));
+            const seeds = await rebuildScope(ctx, ep, kept, load.has(ep.name), run.secrets);
             run.scopes.done += 1;
             for (const child of children) {
               let set = named.get(child.name);
@@ -149,10 +153,12 @@ async function rebuildScopes(
 }
 
 /** Loads (or, for an endpoint only read, extracts the seeds of) one kept body. */
-async function rebuildScope(ctx: ProcessContext, ep: Endpoint, kept: KeptResponse, loadIt: boolean) {
+async function rebuildScope(ctx: ProcessContext, ep: Endpoint, kept: KeptResponse, loadIt: boolean, secrets: readonly string[]) {
   const params: Params = Object.fromEntries(new URLSearchParams(kept.params));
   try {
-    const body = JSON.parse(await decompressBody(kept.body, kept.encoding)) as Record<string, unknown>;
+    const { text, masked } = maskSecretsInText(await decompressBody(kept.body, kept.encoding), secrets);
+    const body = JSON.parse(text) as Record<string, unknown>;
+    ctx.counters.maskedValues += masked + (mayHideEscaped(text) ? maskSecretsInValue(body, secrets) : 0);
     if (!loadIt) return ep.extract(itemsOf(ep, body), params, body, ctx.overrides?.endpoints.get(ep.name)).seeds;
     return await processResponse(ctx, ep, params, kept.params, body, null, { kept: { responseHash: kept.responseHash } });
   } catch (err) {

@@ -237,6 +237,7 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
       return [];
     }
     if (res.repaired) counters.repairedBodies += 1;
+    counters.maskedValues += res.maskedValues;
     return await processResponse(ctx, ep, params, query, res.body, body.digest(), { text: res.text });
   } catch (err) {
     // Stopped (drained, aborted, or another branch failed): not this scope's fault; record nothing.

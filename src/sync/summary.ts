@@ -21,6 +21,8 @@ export interface RunSummary {
   /** Modelled fields missing from every item this run loaded: renamed upstream, most likely. */
   missingFields: ShapeWarning[];
   repairedBodies: number;
+  /** Occurrences of the API key in the bodies this run received, stored masked (`[redacted]`). */
+  maskedValues: number;
   /**
    * The warehouse's shape report after the run, as path counts per endpoint and kind (the
    * metrics gauge); only for a run with an observer, and absent when it could not be read.
@@ -54,6 +56,7 @@ export function buildSummary(
     unknownFields: { ...counters.unknownFields },
     missingFields: [...counters.missingFields],
     repairedBodies: counters.repairedBodies,
+    maskedValues: counters.maskedValues,
     ...(error ? { error } : {}),
   };
 }

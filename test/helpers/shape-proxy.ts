@@ -42,8 +42,11 @@ function forward(target: URL, req: IncomingMessage, body: Buffer): Promise<{ sta
   });
 }
 
+/** Rewrites the JSON text the transform's body was serialised to: for what JSON.stringify never writes (`\/`, `\u` escapes). */
+export type TextTransform = (path: string, json: string) => string;
+
 /** The body to send instead of `body`, or null to send it as it came. */
-function rewrite(url: URL, body: Buffer, transform: ShapeTransform): Buffer | null {
+function rewrite(url: URL, body: Buffer, transform: ShapeTransform, text?: TextTransform): Buffer | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -51,17 +54,19 @@ function rewrite(url: URL, body: Buffer, transform: ShapeTransform): Buffer | nu
     return null;
   }
   const next: unknown = transform(url.pathname, parsed, url);
-  return next === undefined ? null : Buffer.from(JSON.stringify(next), 'utf8');
+  if (next === undefined) return null;
+  const json = JSON.stringify(next);
+  return Buffer.from(text ? text(url.pathname, json) : json, 'utf8');
 }
 
 /** Starts a proxy on 127.0.0.1 (a free port) in front of `simUrl`. */
-export async function startShapeProxy(simUrl: string, transform: ShapeTransform): Promise<ShapeProxy> {
+export async function startShapeProxy(simUrl: string, transform: ShapeTransform, text?: TextTransform): Promise<ShapeProxy> {
   const base = new URL(simUrl);
   const server = createServer((req, res) => {
     void (async () => {
       const target = new URL(req.url ?? '/', base);
       const upstream = await forward(target, req, await readAll(req));
-      const body = rewrite(target, upstream.body, transform) ?? upstream.body;
+      const body = rewrite(target, upstream.body, transform, text) ?? upstream.body;
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(upstream.headers)) if (v !== undefined && !BODY_HEADERS.has(k)) headers[k] = v;
       headers['content-length'] = String(body.length);
