@@ -5,16 +5,34 @@ import { isRequestValid } from '../api/schemas/envelope.js';
 import { networkCauseOf, unreachableMessage, type NetworkCause } from '../api/unreachable.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { EndpointOverrides } from '../shapes/overrides.js';
 import { ENDPOINTS, type Endpoint, type EndpointName } from '../sync/endpoints.js';
 import type { Seed } from '../sync/extract/types.js';
 import { isRefusalStatus } from '../sync/key-refusal.js';
 import { apiClientOptions } from '../sync/run-client.js';
+import { fieldValueText } from '../sync/sql/field-errors.js';
 
-/** The most requests (attempts, retries included) one probe sends upstream. */
+/**
+ * The most requests one probe sends upstream, counted in first attempts: one per sample, so 13
+ * endpoints fit with room to spare. Retries draw on an allowance of their own, so a flaky
+ * upstream (an error page on the first request of each path) cannot spend the budget on retries
+ * and leave endpoints unsampled. Each request gets at most PROBE_ATTEMPTS attempts.
+ */
 export const PROBE_REQUEST_BUDGET = 20;
+export const PROBE_ATTEMPTS = 2;
+/** Retries in all: three quarters of the first-attempt budget, at least 15 (one per endpoint and a few more). */
+export const retryAllowance = (firstAttempts: number): number => Math.max(15, Math.ceil((firstAttempts * 3) / 4));
 
 /** How many reject reasons a sample shows. */
 const REASONS_SHOWN = 3;
+
+/** A value of a sample that failed its field's type: what `pitwall drift` reports from pitwall.field_errors. */
+export interface SampleFieldError {
+  path: string;
+  /** As received, JSON text. */
+  value: string;
+  reason: string;
+}
 
 export interface ProbeSample {
   endpoint: EndpointName;
@@ -34,6 +52,8 @@ export interface ProbeSample {
   error?: string;
   /** The HTTP status of a request that failed on one. */
   httpStatus?: number;
+  /** Values that failed their field's type, the item still loading with NULL there. */
+  fieldErrors: SampleFieldError[];
   body?: Record<string, unknown>;
 }
 
@@ -69,26 +89,41 @@ function pickSeed(ep: Endpoint, seeds: ReadonlyMap<EndpointName, Seed[]>): Seed 
 
 export interface ProbeDeps {
   config: Config & { apiKey: string };
+  /** First attempts the probe may send; PROBE_REQUEST_BUDGET unless `--max-requests` raises it. */
+  maxRequests?: number;
   logger: Logger;
   fetch?: typeof fetch;
   signal?: AbortSignal;
 }
 
 /**
- * Asks the upstream for one small sample of each endpoint, following the endpoint table from the
- * roots down (one year, one schedule of it, one event, one points class), within
- * PROBE_REQUEST_BUDGET requests. Writes nothing anywhere.
+ * A fetch that refuses to send more than `firstAttempts` first requests of a URL and `retries`
+ * repeats in all: below the client, so nothing it does can exceed them.
  */
-export async function collectSamples(deps: ProbeDeps): Promise<ProbeSample[]> {
-  let sent = 0;
-  const base = deps.fetch ?? globalThis.fetch;
-  // The budget is kept below the client, so its retries count too.
-  const budgeted: typeof fetch = (input, init) => {
-    if (sent >= PROBE_REQUEST_BUDGET) return Promise.reject(new Error(`the probe's budget of ${PROBE_REQUEST_BUDGET} requests is spent`));
-    sent += 1;
+export function budgetedFetch(base: typeof fetch, firstAttempts: number, retries: number): typeof fetch {
+  const asked = new Set<string>();
+  let repeats = 0;
+  return (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (asked.has(url)) {
+      if (repeats >= retries) return Promise.reject(new Error(`the probe's allowance of ${retries} retries is spent`));
+      repeats += 1;
+    } else {
+      if (asked.size >= firstAttempts) return Promise.reject(new Error(`the probe's budget of ${firstAttempts} requests is spent; --max-requests raises it`));
+      asked.add(url);
+    }
     return base(input, init);
   };
-  const api = probeClient(deps, budgeted);
+}
+
+/**
+ * Asks the upstream for one small sample of each endpoint, following the endpoint table from the
+ * roots down (one year, one schedule of it, one event, one points class), within the request
+ * budget (see PROBE_REQUEST_BUDGET). Writes nothing anywhere.
+ */
+export async function collectSamples(deps: ProbeDeps): Promise<ProbeSample[]> {
+  const budget = deps.maxRequests ?? PROBE_REQUEST_BUDGET;
+  const api = probeClient(deps, budgetedFetch(deps.fetch ?? globalThis.fetch, budget, retryAllowance(budget)));
   const seeds = new Map<EndpointName, Seed[]>();
   const samples: ProbeSample[] = [];
   /** Per root endpoint, why it got no HTTP answer, or null when it got one. */
@@ -96,7 +131,9 @@ export async function collectSamples(deps: ProbeDeps): Promise<ProbeSample[]> {
   for (const ep of PROBE_ORDER) {
     const seed = pickSeed(ep, seeds);
     const params = seed ? ep.params(seed) : {};
-    const { sample, refused, unreached, seeds: found } = seed ? await probeOne(api, ep, params, deps.signal) : { sample: skipped(ep), refused: false, unreached: null };
+    const { sample, refused, unreached, seeds: found } = seed
+      ? await probeOne(api, ep, params, deps.config.shapes?.endpoints.get(ep.name), deps.signal)
+      : { sample: skipped(ep), refused: false, unreached: null };
     if (ep.parent === null) roots.push(unreached);
     if (samples.length === 0 && (refused || sample.outcome === 'invalid')) {
       const answer = sample.httpStatus !== undefined ? `HTTP ${sample.httpStatus}` : (sample.error ?? 'RequestValid 0');
@@ -111,7 +148,7 @@ export async function collectSamples(deps: ProbeDeps): Promise<ProbeSample[]> {
 }
 
 function probeClient(deps: ProbeDeps, f: typeof fetch): ApiClient {
-  return createApiClient({ ...apiClientOptions(deps.config, deps.logger), fetch: f });
+  return createApiClient({ ...apiClientOptions(deps.config, deps.logger), maxAttempts: Math.min(deps.config.maxAttempts, PROBE_ATTEMPTS), fetch: f });
 }
 
 const base = (ep: Endpoint, params: Record<string, string>): Omit<ProbeSample, 'outcome'> => ({
@@ -124,6 +161,7 @@ const base = (ep: Endpoint, params: Record<string, string>): Omit<ProbeSample, '
   items: null,
   rejected: 0,
   reasons: [],
+  fieldErrors: [],
 });
 
 const skipped = (ep: Endpoint): ProbeSample => ({ ...base(ep, {}), outcome: 'skipped', error: `no ${ep.parent ?? ''} sample to ask for` });
@@ -133,6 +171,7 @@ async function probeOne(
   api: ApiClient,
   ep: Endpoint,
   params: Record<string, string>,
+  overrides: EndpointOverrides | undefined,
   signal?: AbortSignal,
 ): Promise<{ sample: ProbeSample; refused: boolean; unreached: NetworkCause | null; seeds?: Seed[] }> {
   const sample = base(ep, params);
@@ -162,7 +201,8 @@ async function probeOne(
   if (!Array.isArray(items)) {
     return { sample: { ...described, outcome: 'failed', error: `no "${ep.arrayKey}" list: a sync would reject the response whole` }, ...answered };
   }
-  const extracted = ep.extract(items, params, body);
+  const extracted = ep.extract(items, params, body, overrides);
   const rejects = { rejected: extracted.rejects.length, reasons: extracted.rejects.slice(0, REASONS_SHOWN).map((r) => r.reason) };
-  return { sample: { ...described, ...rejects }, ...answered, ...(described.outcome === 'ok' ? { seeds: extracted.seeds } : {}) };
+  const fieldErrors = extracted.fieldErrors.map((e) => ({ path: e.path, value: fieldValueText(e.value), reason: e.reason }));
+  return { sample: { ...described, ...rejects, fieldErrors }, ...answered, ...(described.outcome === 'ok' ? { seeds: extracted.seeds } : {}) };
 }

@@ -1,9 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { describe, expect, it, onTestFinished } from 'vitest';
 
+import { PROBE_ATTEMPTS, retryAllowance } from '../../src/probe/sample.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { ENDPOINTS } from '../../src/sync/endpoints.js';
 import { runCli } from '../helpers/cli.js';
@@ -94,10 +97,81 @@ describe('pitwall probe', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('stops at 20 requests when the upstream keeps failing', async () => {
+  it('stops within its budget when the upstream keeps failing: first attempts and retries each bounded', async () => {
     const sim = await simulator({ faults: { rate: 1, kinds: ['http503'], retryAfterSeconds: 0 } });
     const r = await runCli(['probe'], { ...envFor(sim.url, sim.key), PITWALL_RETRY_BASE_MS: '1', PITWALL_MAX_ATTEMPTS: '10' });
     expect(r.code).not.toBe(0);
-    expect(sim.requests().total).toBe(BUDGET);
+    const roots = ENDPOINTS.filter((e) => e.parent === null).length;
+    // Only the roots can be asked (nothing to fan out from), each at most PROBE_ATTEMPTS times.
+    expect(sim.requests().total).toBe(roots * PROBE_ATTEMPTS);
+  });
+
+  it('samples every endpoint through an upstream that answers the first request of each path with an error page, within budget and allowance', async () => {
+    const sim = await simulator();
+    const proxy = await startFlakyProxy(sim.url);
+    onTestFinished(() => proxy.close());
+    const r = await runCli(['probe'], { ...envFor(proxy.url, sim.key), PITWALL_RETRY_BASE_MS: '1' });
+    expect(r.stdout).not.toMatch(/failed|skipped/);
+    expect(r.code, r.stdout).toBe(0);
+    for (const ep of ENDPOINTS) expect(r.stdout).toContain(ep.name);
+    expect(proxy.firstAttempts()).toBe(ENDPOINTS.length);
+    expect(proxy.total()).toBe(2 * ENDPOINTS.length);
+    expect(proxy.total()).toBeLessThanOrEqual(BUDGET + retryAllowance(BUDGET));
+  });
+
+  it('keeps to --max-requests first attempts, and says how to raise the budget', async () => {
+    const sim = await simulator();
+    const r = await runCli(['probe', '--max-requests', '5'], envFor(sim.url, sim.key));
+    expect(r.code).toBe(1);
+    expect(sim.requests().total).toBe(5);
+    expect(r.stdout).toContain('--max-requests raises it');
+    const bad = await runCli(['probe', '--max-requests', '0'], envFor(sim.url, sim.key));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('reports modelled fields whose values fail their type, and --suggest writes the coercion that fixes them', async () => {
+    const sim = await simulator();
+    const proxy = await startShapeProxy(sim.url, (path, body: { DriverStats?: Array<Record<string, unknown>> }) => {
+      if (path !== '/v2/schedules/driverStats/') return undefined;
+      for (const s of body.DriverStats ?? []) if (s.AvgStart !== null && s.AvgStart !== '') s.AvgStart = `${String(s.AvgStart)} avg`;
+      return body;
+    });
+    onTestFinished(() => proxy.close());
+    const r = await runCli(['probe'], envFor(proxy.url, sim.key));
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/DriverStats\[\]\.AvgStart\s+\d+/);
+    expect(r.stdout).toMatch(/ avg/);
+    const s = await runCli(['probe', '--suggest'], envFor(proxy.url, sim.key));
+    expect(s.code, s.stderr).toBe(0);
+    expect(JSON.parse(s.stdout)).toEqual({ version: 1, endpoints: { driver_stats: { 'DriverStats[]': { AvgStart: { coerce: [{ stripSuffix: ' avg' }] } } } } });
   });
 });
+
+/** A proxy that answers the first request of each path with an HTML error page (status 200), and forwards the rest. */
+async function startFlakyProxy(target: string): Promise<{ url: string; close: () => Promise<void>; firstAttempts: () => number; total: () => number }> {
+  const seen = new Set<string>();
+  let total = 0;
+  const server = createServer((req, res) => {
+    total += 1;
+    const url = new URL(req.url ?? '/', target);
+    if (!seen.has(url.pathname)) {
+      seen.add(url.pathname);
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><body><h1>Server Error</h1></body></html>');
+      return;
+    }
+    void fetch(url).then(async (upstream) => {
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await upstream.arrayBuffer()));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    firstAttempts: () => seen.size,
+    total: () => total,
+  };
+}
