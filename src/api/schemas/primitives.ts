@@ -115,6 +115,15 @@ export function parseUsDateTime(text: string): string | null {
   return `${y}-${p2(month)}-${p2(day)} ${p2(hour)}:${p2(mi)}:${p2(s)}`;
 }
 
+/**
+ * What each field type takes, as a field error's reason says it: `expected a decimal number, got
+ * "9.68 avg"` reads better than the validator's pattern. By identity, so a type the map lacks
+ * falls back to the validator's own message.
+ */
+export function typeDescription(type: z.ZodType): string | undefined {
+  return TYPE_DESCRIPTIONS.get(type) ?? (type instanceof z.ZodOptional ? TYPE_DESCRIPTIONS.get(type.unwrap() as z.ZodType) : undefined);
+}
+
 /** An optional US date-time; "" or null is none, anything unparseable is an error. */
 export const optUsDateTime = z
   .union([z.string(), z.null()])
@@ -128,3 +137,13 @@ export const optUsDateTime = z
     }
     return parsed;
   });
+
+const TYPE_DESCRIPTIONS = new Map<z.ZodType, string>([
+  [id, 'an id (a whole number, 0 or more, up to 2147483647)'],
+  [optInt, 'a whole number (up to 2147483647 either way)'],
+  [optDecimal, 'a decimal number'],
+  [flag, 'a flag (true/false, 1/0, yes/no)'],
+  [optText, 'text or a number'],
+  [optIndexedText, 'text of at most 500 characters'],
+  [optUsDateTime, 'a US date-time such as 5/11/2015 7:30 PM'],
+]);

@@ -5,16 +5,16 @@ import type { Level } from '../../endpoints/declare.js';
 import { driverIdOf, driverRow, type Driver } from '../../endpoints/driver.js';
 import { driverLevelPath, prepareItem, type EndpointOverrides } from '../../shapes/overrides.js';
 
-import { degrade, issueReason } from './degrade.js';
+import { degrade, fieldReason } from './degrade.js';
 import { unstorableTextAt } from './storable.js';
 import type { Extracted, FieldError, Row, Scope, Seed } from './types.js';
 
 const MAX_REASON_ISSUES = 5;
 
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+function describeIssues(level: Level, value: unknown, issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .slice(0, MAX_REASON_ISSUES)
-    .map((i) => `${i.path.length ? i.path.join('.') : '(item)'}: ${issueReason(i)}`)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(item)'}: ${fieldReason(level, i, value)}`)
     .join('; ');
 }
 
@@ -90,7 +90,7 @@ export class Collector {
     } else {
       const degraded = degrade(level, input, result.error, options.context ?? {});
       if (!degraded.ok) {
-        this.reject(`${said(where)}: ${describeIssues(degraded.issues)}`, value);
+        this.reject(`${said(where)}: ${describeIssues(level, input, degraded.issues)}`, value);
         return null;
       }
       data = degraded.data;

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 
+import { typeDescription } from '../../api/schemas/primitives.js';
 import type { Level } from '../../endpoints/declare.js';
-import type { PathSegment } from '../../endpoints/driver.js';
+import { driver, DRIVER_LIST, type PathSegment } from '../../endpoints/driver.js';
 
 import type { FieldError } from './types.js';
 
@@ -10,6 +11,37 @@ import type { FieldError } from './types.js';
  * a second is needed only when a schema checks a field after another passes, so a few suffice.
  */
 const MAX_ROUNDS = 4;
+
+/** A value as a reason quotes it: JSON, cut short. */
+function shown(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+/** The declared type of the field an issue is about: a level's own field, or a field of its drivers. */
+function fieldTypeAt(schema: z.ZodObject, path: readonly PropertyKey[]): z.ZodType | undefined {
+  const [field, index, inner] = path;
+  if (typeof field !== 'string') return undefined;
+  const type = (schema.shape as Record<string, z.ZodType>)[field];
+  if (path.length === 1) return type;
+  if (field === DRIVER_LIST && typeof index === 'number' && typeof inner === 'string' && path.length === 3) {
+    return (driver.shape as Record<string, z.ZodType>)[inner];
+  }
+  return undefined;
+}
+
+/**
+ * A field error's or reject's reason as a sentence: `expected a decimal number, got "9.68 avg"`
+ * for a field of one of the shared types, the validator's own words otherwise.
+ */
+export function fieldReason(level: Level, issue: z.core.$ZodIssue, value: unknown): string {
+  const type = fieldTypeAt(level.schema as z.ZodObject, issue.path);
+  const expected = type && typeDescription(type);
+  if (!expected) return issueReason(issue);
+  const got = valueAt(value, issue.path.filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number'));
+  return `expected ${expected}, got ${shown(got)}`;
+}
 
 /** A zod issue's reason, with the forms a union accepts (zod alone says only "Invalid input"). */
 export function issueReason(issue: z.core.$ZodIssue): string {
@@ -131,7 +163,7 @@ export function degrade(
         ...owner(level, target, result.data, context),
         path: jsonPath(level, target),
         value: valueAt(value, target),
-        reason: issueReason(issue),
+        reason: fieldReason(level, issue, value),
       }));
       return { ok: true, data: result.data, fieldErrors };
     }
