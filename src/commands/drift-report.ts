@@ -21,13 +21,13 @@ export function driftText(report: readonly EndpointDrift[]): string {
       parts.push(indent(renderTable(['path', 'present in', 'of', 'rate'], missing.map((m) => [m.path, m.seen, m.of, pct(m.seen, m.of)]), [false, true, true, true])));
     }
     if (e.unmodelled.length) {
-      parts.push('  fields no schema models (kept in raw):');
+      parts.push('  fields no declaration models, kept as received:');
       parts.push(
         indent(
           renderTable(
-            ['path', 'types', 'count', 'of', 'example'],
-            e.unmodelled.map((u) => [u.path, u.types.join('|'), u.seen, u.of, u.example ?? '']),
-            [false, false, true, true, false],
+            ['path', 'types', 'count', 'of', 'example', 'kept in'],
+            e.unmodelled.map((u) => [u.path, u.types.join('|'), u.seen, u.of, u.example ?? '', u.keptIn]),
+            [false, false, true, true, false, false],
           ),
         ),
       );

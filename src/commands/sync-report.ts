@@ -41,13 +41,13 @@ export function summaryText(s: RunSummary): string {
   return [head, table, ...masked, ...missing, s.error ? `error: ${s.error}` : ''].filter(Boolean).join('\n');
 }
 
-/** `; 3 unmodelled field(s) kept in raw (results 2, lineups 1); see pitwall drift`, or nothing. */
+/** `; 3 unmodelled field(s) kept as received (results 2, lineups 1); see pitwall drift`, or nothing. */
 function unmodelledNote(perEndpoint: RunSummary['unknownFields']): string {
   const entries = Object.entries(perEndpoint).filter(([, n]) => (n ?? 0) > 0);
   if (entries.length === 0) return '';
   const total = entries.reduce((sum, [, n]) => sum + (n ?? 0), 0);
   const detail = entries.map(([name, n]) => `${name} ${n}`).join(', ');
-  return `; ${total} unmodelled field(s) kept in raw (${detail}); see pitwall drift`;
+  return `; ${total} unmodelled field(s) kept as received (${detail}); pitwall drift says where`;
 }
 
 /** The exit code of a finished run, for `sync` and `rebuild` alike (the README lists them). */

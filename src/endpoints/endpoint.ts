@@ -79,6 +79,16 @@ export interface Endpoint extends EndpointSpec {
   readonly extract: (items: unknown[], params: Params, body: Record<string, unknown>, overrides?: EndpointOverrides) => Extracted;
 }
 
+/**
+ * Whether a level's items are rows of its table: not a dimension level (a results class feeds
+ * `classes` only), and not a level that hands its columns down to its child's rows of the same
+ * table (a lineup race). Rows below a level without a row of its own keep its new fields in `outer_raw`.
+ */
+export function hasOwnRow(l: Level): boolean {
+  const child = l.spec.child;
+  return !DIMENSION_TABLES.has(l.table) && !(child !== undefined && child.level.table === l.table);
+}
+
 /** The value of a request's parameter that fills key `column` of its rows (the events' `schedule_id`). */
 export function requestKey(ep: EndpointSpec, params: Params, column: string): number {
   const param = Object.entries(ep.request ?? {}).find(([, r]) => r.column === column)?.[0];

@@ -3,7 +3,8 @@ import type pg from 'pg';
 import { tableMeta } from '../../src/db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../../src/db/schema/mrp.js';
 
-const BOOKKEEPING = new Set(['raw', '_run_id', '_first_seen_at', '_synced_at', '_deleted_at']);
+// What the upstream sent as kept (raw, outer_raw) and the bookkeeping: not part of the ground truth's typed columns.
+const BOOKKEEPING = new Set(['raw', 'outer_raw', '_run_id', '_first_seen_at', '_synced_at', '_deleted_at']);
 
 /** A SELECT expression that renders a column the way the simulator's ground truth states it. */
 function canonical(name: string, sqlType: string): string {

@@ -25,3 +25,14 @@ export function bookkeeping() {
 
 /** Names of the bookkeeping columns; loaders and comparisons treat them apart from content. */
 export const BOOKKEEPING_COLUMNS = ['raw', '_run_id', '_first_seen_at', '_synced_at', '_deleted_at'] as const;
+
+/**
+ * `outer_raw`, on the tables whose rows sit below a level of the response that has no row of its
+ * own (a lineup's race and class, a results class, the feed's event and class, the points
+ * envelope): the fields of those levels that no declaration models, by level path, so a field
+ * new there is kept next to the rows it belongs to. NULL when there are none, which is always
+ * under the declared shapes.
+ */
+export function outerRaw() {
+  return { outer_raw: jsonb('outer_raw') };
+}

@@ -9,7 +9,7 @@ import {
   timestamp,
 } from 'drizzle-orm/pg-core';
 
-import { bookkeeping } from './columns.js';
+import { bookkeeping, outerRaw } from './columns.js';
 
 /**
  * The warehouse: one table per upstream entity, typed columns for every modelled field plus
@@ -104,6 +104,7 @@ export const races = mrp.table(
     race_name: text('race_name'),
     race_laps: integer('race_laps'),
     ...bookkeeping(),
+    ...outerRaw(),
   },
   (t) => [primaryKey({ columns: [t.event_id, t.class_id, t.race_number] })],
 );
@@ -125,6 +126,7 @@ export const results = mrp.table(
     dns: boolean('dns'),
     dq: boolean('dq'),
     ...bookkeeping(),
+    ...outerRaw(),
   },
   (t) => [
     primaryKey({ columns: [t.event_id, t.class_id, t.race_number, t.row_index] }),
@@ -144,6 +146,7 @@ export const lineups = mrp.table(
     car_number: text('car_number'),
     driver_id: integer('driver_id'),
     ...bookkeeping(),
+    ...outerRaw(),
   },
   (t) => [
     primaryKey({ columns: [t.event_id, t.class_id, t.race_number, t.start_position] }),
@@ -159,6 +162,7 @@ export const entryList = mrp.table(
     driver_id: integer('driver_id').notNull(),
     car_number: text('car_number'),
     ...bookkeeping(),
+    ...outerRaw(),
   },
   (t) => [primaryKey({ columns: [t.event_id, t.class_id, t.driver_id] }), index('entry_list_driver_idx').on(t.driver_id)],
 );
@@ -192,6 +196,7 @@ export const resultsFeed = mrp.table(
     car_number: text('car_number'),
     driver_id: integer('driver_id'),
     ...bookkeeping(),
+    ...outerRaw(),
   },
   (t) => [primaryKey({ columns: [t.event_id, t.class_id, t.finish] })],
 );
@@ -268,6 +273,7 @@ export const pointStandings = mrp.table(
   {
     ...standingColumns(),
     ...bookkeeping(),
+    ...outerRaw(),
   },
   (t) => [
     primaryKey({ columns: [t.schedule_id, t.class_id, t.driver_id] }),

@@ -1,8 +1,11 @@
+import type { z } from 'zod';
+
+import { envelope } from '../../api/schemas/envelope.js';
 import { tableMeta } from '../../db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../../db/schema/mrp.js';
 import type { Level } from '../../endpoints/declare.js';
 import { driverIdOf, DRIVER_LIST, type Driver } from '../../endpoints/driver.js';
-import { DIMENSION_TABLES, type Endpoint, type Params } from '../../endpoints/endpoint.js';
+import { hasOwnRow, type Endpoint, type Params } from '../../endpoints/endpoint.js';
 import type { EndpointOverrides } from '../../shapes/overrides.js';
 
 import { Collector, list, without } from './collector.js';
@@ -35,13 +38,16 @@ export function extractDeclared(ep: Omit<Endpoint, 'extract'>): Endpoint['extrac
     const keys: Keys = {};
     for (const [param, r] of request) keys[r.column!] = Number(params[param]);
     let inherited: Keys | null = null;
+    let outer: Outer = null;
     if (ep.envelope) {
       // The envelope's own fields beside the list; a bad one is rejected without the rows it sits beside.
-      const header = c.parse(ep.envelope, without(body, ep.arrayKey), () => describe(ep, keys, ''), { context: keys, checkStorable: false });
+      const envelope = without(body, ep.arrayKey);
+      const header = c.parse(ep.envelope, envelope, () => describe(ep, keys, ''), { context: keys, checkStorable: false });
       if (header) inherited = columnsOf(ep.envelope, header, {});
+      outer = withExtras(outer, ep.envelope, envelope, ENVELOPE_FIELDS);
     }
     const seen: Keys[] = [];
-    walk(c, ep, ep.list.level, items, keys, inherited, seen);
+    walk(c, ep, ep.list.level, items, keys, inherited, outer, seen);
     for (const spec of ep.scopes) {
       const scope: Scope = { table: spec.table, where: {} };
       for (const [column, param] of Object.entries(spec.where ?? {})) scope.where[column] = [Number(params[param])];
@@ -61,15 +67,61 @@ function columnsOf(l: Level, data: Record<string, unknown>, into: Keys): Keys {
   return into;
 }
 
+/** Fields of no-row levels that nothing models, by level path: what a row's `outer_raw` holds. */
+type Outer = Record<string, Record<string, unknown>> | null;
+
+/** The envelope fields every response has, modelled for all endpoints (envelope.ts). */
+const ENVELOPE_FIELDS: ReadonlySet<string> = new Set(Object.keys(envelope.shape));
+
+const modelledNames = new WeakMap<Level, ReadonlySet<string>>();
+const namesOf = (l: Level): ReadonlySet<string> => {
+  let names = modelledNames.get(l);
+  if (!names) modelledNames.set(l, (names = new Set(Object.keys((l.schema as unknown as z.ZodObject).shape))));
+  return names;
+};
+
+/** The JSON text of an `outer`, once per object: the rows below one class share it. */
+const outerTexts = new WeakMap<object, string>();
+function outerText(outer: NonNullable<Outer>): string {
+  let text = outerTexts.get(outer);
+  if (text === undefined) outerTexts.set(outer, (text = JSON.stringify(outer)));
+  return text;
+}
+
+/**
+ * `outer` with the fields of `item` (at level `l`, which has no row of its own) that nothing
+ * models: usually none, and then `outer` itself, so rows share it and nothing is allocated.
+ */
+function withExtras(outer: Outer, l: Level, item: unknown, alsoModelled?: ReadonlySet<string>): Outer {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return outer;
+  const names = namesOf(l);
+  let extras: Record<string, unknown> | null = null;
+  for (const key of Object.keys(item)) {
+    if (names.has(key) || alsoModelled?.has(key)) continue;
+    extras ??= {};
+    extras[key] = (item as Record<string, unknown>)[key];
+  }
+  return extras ? { ...outer, [l.path || '$']: extras } : outer;
+}
+
 /**
  * Parses the items of level `l` and writes what each yields. Runs for every item of every
  * response, so it builds each row in place, once, and names an item only for a reject.
  */
-function walk(c: Collector, ep: Omit<Endpoint, 'extract'>, l: Level, items: readonly unknown[], keys: Keys, inherited: Keys | null, seen: Keys[] | null): void {
+function walk(
+  c: Collector,
+  ep: Omit<Endpoint, 'extract'>,
+  l: Level,
+  items: readonly unknown[],
+  keys: Keys,
+  inherited: Keys | null,
+  outer: Outer,
+  seen: Keys[] | null,
+): void {
   const { spec } = l;
   const child = spec.child;
   const handsDown = child !== undefined && child.level.table === l.table;
-  const ownRow = !handsDown && !DIMENSION_TABLES.has(l.table);
+  const ownRow = hasOwnRow(l);
   const tableKeys = keyColumnsOf(l.table);
   for (let index = 0; index < items.length; index += 1) {
     const item = items[index];
@@ -100,10 +152,14 @@ function walk(c: Collector, ep: Omit<Endpoint, 'extract'>, l: Level, items: read
       if (inherited) Object.assign(row, inherited);
       columnsOf(l, data, row);
       if (spec.driver === 'optional') row.driver_id = driverId ?? null;
+      if (outer) row.outer_raw = outerText(outer);
       c.row(l.table, row);
     }
     if (spec.link) c.link(spec.link, linkKey(spec.link, rowKeys), linkRaw(ep, l, rowKeys, spec.link));
-    if (child) walk(c, ep, child.level, list(data[child.list]), rowKeys, handsDown ? columnsOf(l, data, { ...inherited }) : inherited, null);
+    if (child) {
+      const below = ownRow ? outer : withExtras(outer, l, item);
+      walk(c, ep, child.level, list(data[child.list]), rowKeys, handsDown ? columnsOf(l, data, { ...inherited }) : inherited, below, null);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Shapes } from '../../shapes/overrides.js';
 import { ENDPOINTS, type Endpoint } from '../endpoints.js';
 
+import { keptWhere } from './kept-where.js';
 import { isUnmodelledField } from './modelled.js';
 import type { FailingField, ShapePathRow } from './sql.js';
 import { modelledOf } from './tracker.js';
@@ -20,6 +21,8 @@ export interface PathCount {
 export interface UnmodelledField extends PathCount {
   types: JsonType[];
   example: string | null;
+  /** The column that keeps it (see kept-where.ts). */
+  keptIn: string;
 }
 
 export interface EndpointDrift {
@@ -67,7 +70,7 @@ export function driftReport(
     for (const r of seen.values()) {
       if (!isUnmodelledField(r.path, modelled)) continue;
       const parent = parentPath(r.path);
-      unmodelled.push({ path: r.path, seen: r.seen, of: parent ? count(parent) : 0, types: r.types, example: r.example });
+      unmodelled.push({ path: r.path, seen: r.seen, of: parent ? count(parent) : 0, types: r.types, example: r.example, keptIn: keptWhere(ep, r.path) });
     }
     const listKey = missing.find((m) => m.path === ep.arrayKey) ?? null;
     out.push({

@@ -5,6 +5,7 @@ import { redact } from '../../secrets.js';
 import type { EndpointOverrides, Shapes } from '../../shapes/overrides.js';
 import type { Endpoint, EndpointName } from '../endpoints.js';
 
+import { keptWhere } from './kept-where.js';
 import { aliasPaths, isUnmodelledField, modelledPaths } from './modelled.js';
 import { upsertShapePaths, type ShapePathRow } from './sql.js';
 import { newNode, observe, paths, type ShapeNode } from './tree.js';
@@ -89,9 +90,11 @@ export class ShapeTracker {
       for (const r of fresh) {
         const modelled = modelledByName.get(r.endpoint);
         if (!modelled || !isUnmodelledField(r.path, modelled)) continue;
+        const ep = [...trees.keys()].find((e) => e.name === r.endpoint);
+        const keptIn = ep ? keptWhere(ep, r.path) : 'pitwall.responses (the kept bodies)';
         this.logger.warn(
-          { endpoint: r.endpoint, path: r.path, types: r.types, example: r.example },
-          'upstream responses carry a field pitwall does not model (kept in raw); see pitwall drift',
+          { endpoint: r.endpoint, path: r.path, types: r.types, example: r.example, keptIn },
+          `upstream responses carry a field pitwall does not model (kept in ${keptIn}); see pitwall drift`,
         );
       }
     }
