@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
 import { describe, expect, it } from 'vitest';
 
 import { ConfigError } from '../src/api/errors.js';
@@ -100,7 +104,12 @@ describe('loadConfig', () => {
 
 describe('CONFIG_VARIABLES', () => {
   it('lists every setting once, with a description, for --help and the README', () => {
-    const keys = Object.keys(loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db', PITWALL_HTTP_PORT: '0', PITWALL_SQL_PORT: '5433', PITWALL_HTTP_TOKEN: 'x'.repeat(16) }));
+    const shapes = join(mkdtempSync(join(tmpdir(), 'pitwall-config-')), 'shapes.json');
+    writeFileSync(shapes, '{"version": 1, "endpoints": {}}');
+    const keys = Object.keys(
+      loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db', PITWALL_HTTP_PORT: '0', PITWALL_SQL_PORT: '5433', PITWALL_HTTP_TOKEN: 'x'.repeat(16), PITWALL_SHAPES: shapes }),
+    );
+    rmSync(dirname(shapes), { recursive: true, force: true });
     expect(CONFIG_VARIABLES.map((v) => v.key).sort()).toEqual(keys.sort());
     expect(new Set(CONFIG_VARIABLES.map((v) => v.env)).size).toBe(CONFIG_VARIABLES.length);
     for (const v of CONFIG_VARIABLES) expect(v.description.length, v.env).toBeGreaterThan(10);

@@ -6,6 +6,7 @@ import { networkCauseOf, unreachableMessage, type NetworkCause } from '../api/un
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { EndpointOverrides } from '../shapes/overrides.js';
+import { classifyBadBody, itemsOf } from '../sync/bad-body.js';
 import { ENDPOINTS, type Endpoint, type EndpointName } from '../sync/endpoints.js';
 import type { Seed } from '../sync/extract/types.js';
 import { isRefusalStatus } from '../sync/key-refusal.js';
@@ -180,7 +181,11 @@ async function probeOne(
     res = await api.get(ep.path, params, signal ? { signal } : {});
   } catch (err) {
     const httpStatus = err instanceof ApiError ? err.status : undefined;
-    const failed: ProbeSample = { ...sample, outcome: 'failed', error: err instanceof Error ? err.message : String(err), ...(httpStatus !== undefined ? { httpStatus } : {}) };
+    // Named as sync and rebuild name it (bad-body.ts), so the three agree on what a bad body is.
+    const bad = classifyBadBody(err);
+    const message = err instanceof Error ? err.message : String(err);
+    const error = bad ? `a bad body (${bad.kind}): ${message}` : message;
+    const failed: ProbeSample = { ...sample, outcome: 'failed', error, ...(httpStatus !== undefined ? { httpStatus } : {}) };
     return { sample: failed, refused: isRefusalStatus(err), unreached: networkCauseOf(err) };
   }
   const answered = { refused: false, unreached: null };
@@ -198,10 +203,15 @@ async function probeOne(
     body,
   };
   if (res.kind === 'invalid') return { sample: { ...described, error: res.reason }, ...answered };
-  if (!Array.isArray(items)) {
-    return { sample: { ...described, outcome: 'failed', error: `no "${ep.arrayKey}" list: a sync would reject the response whole` }, ...answered };
+  let list: unknown[];
+  try {
+    list = itemsOf(ep, body);
+  } catch (err) {
+    const bad = classifyBadBody(err);
+    if (!bad) throw err;
+    return { sample: { ...described, outcome: 'failed', error: `a bad body (${bad.kind}): no "${ep.arrayKey}" list: a sync would reject the response whole` }, ...answered };
   }
-  const extracted = ep.extract(items, params, body, overrides);
+  const extracted = ep.extract(list, params, body, overrides);
   const rejects = { rejected: extracted.rejects.length, reasons: extracted.rejects.slice(0, REASONS_SHOWN).map((r) => r.reason) };
   const fieldErrors = extracted.fieldErrors.map((e) => ({ path: e.path, value: fieldValueText(e.value), reason: e.reason }));
   return { sample: { ...described, ...rejects, fieldErrors }, ...answered, ...(described.outcome === 'ok' ? { seeds: extracted.seeds } : {}) };

@@ -43,7 +43,7 @@ describe('pitwall drift', () => {
 
     const json = JSON.parse((await runCli(['drift', '--json'], env)).stdout) as { endpoints: Array<{ endpoint: string; unmodelled: unknown[] }> };
     expect(json.endpoints.find((e) => e.endpoint === 'point_standings')!.unmodelled).toEqual([
-      { path: 'Points[].Hometown', seen: marked, of: rows[0]!.n, types: ['string'], example: '"Eldora"' },
+      { path: 'Points[].Hometown', seen: marked, of: rows[0]!.n, types: ['string'], example: '"Eldora"', keptIn: 'mrp.point_standings.raw' },
     ]);
 
     const status = await runCli(['status'], env);

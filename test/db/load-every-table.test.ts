@@ -13,6 +13,7 @@ function sampleValue(sqlType: string, n: number, version: number): unknown {
   if (sqlType.startsWith('numeric')) return `${n}.${version}5`;
   if (sqlType.startsWith('timestamp')) return `2024-0${1 + version}-1${n} 12:34:56`;
   if (sqlType === 'text') return `text ${n} v${version} it's`;
+  if (sqlType === 'jsonb') return JSON.stringify({ n, version, note: "it's" });
   throw new Error(`no sample for SQL type ${sqlType}; teach this test the new type`);
 }
 

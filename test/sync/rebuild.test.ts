@@ -137,7 +137,7 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
     );
     const target = rows[0]!;
     const stateBefore = await hashes();
-    // A body without its list, as a list key renamed in assumed.ts would make every one of them.
+    // A body without its list, as a list key renamed in its declaration would make every one of them.
     const broken = await compressBody('{"RequestValid":1,"Renamed":[]}');
     await db.pool.query('UPDATE pitwall.responses SET body = $2, body_bytes = $3 WHERE response_id = $1', [target.response_id, broken.body, broken.bytes]);
     await db.pool.query(`TRUNCATE ${qualified('point_standings')}`);
