@@ -4,6 +4,7 @@ import { tableMeta } from '../db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
 import { runningRuns, type RunningRun } from '../observability/running-runs.js';
 import { endpointStates, failingScopes, jobStates, recentRuns, type EndpointCounts, type FailingScope, type JobState } from '../observability/status-queries.js';
+import type { Shapes } from '../shapes/overrides.js';
 import { loadDrift } from '../sync/shape/load.js';
 import { driftCounts, type DriftKind } from '../sync/shape/report.js';
 
@@ -45,7 +46,12 @@ async function loadFreshness(db: pg.Pool): Promise<StatusReport['freshness']> {
 }
 
 /** Each job's last run, table freshness, last runs, the state of every endpoint's scopes, failing scopes and recent rejects. */
-export async function loadStatus(db: pg.Pool, limit = 10, nextRuns: Record<string, string | null> = {}): Promise<StatusReport> {
+export async function loadStatus(
+  db: pg.Pool,
+  limit = 10,
+  nextRuns: Record<string, string | null> = {},
+  shapes: Shapes | null = null,
+): Promise<StatusReport> {
   const rejects = await db.query(
     `SELECT endpoint, params, reason, created_at::text FROM pitwall.rejects ORDER BY reject_id DESC LIMIT $1`,
     [limit],
@@ -69,7 +75,7 @@ export async function loadStatus(db: pg.Pool, limit = 10, nextRuns: Record<strin
     endpoints: (await endpointStates(db)).map(({ last_run_id: _, ...e }) => e),
     failing: await failingScopes(db, limit),
     rejects: rejects.rows,
-    drift: await loadDrift(db).then((report) => ({ summary: driftLine(report), endpoints: driftCounts(report) })),
+    drift: await loadDrift(db, shapes).then((report) => ({ summary: driftLine(report), endpoints: driftCounts(report) })),
   };
 }
 

@@ -16,7 +16,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     await markDeadRuns(warehouse.pool);
     const schedules = { live: config.cronLive, season: config.cronSeason, full: config.cronFull };
     const nextRuns = Object.fromEntries(Object.entries(schedules).map(([job, cron]) => [job, nextFire(cron, config.timezone)?.toISOString() ?? null]));
-    const report = await loadStatus(warehouse.pool, 10, nextRuns);
+    const report = await loadStatus(warehouse.pool, 10, nextRuns, config.shapes ?? null);
     ctx.out(values.json ? JSON.stringify(report) : statusText(report));
     return EXIT.ok;
   } finally {

@@ -279,7 +279,7 @@ function isScopeFailure(err: unknown): boolean {
  */
 async function driftForObserver(deps: SyncDeps, logger: Logger): Promise<RunSummary['drift']> {
   if (!deps.observer?.runFinished) return undefined;
-  return loadDrift(deps.pool).then(
+  return loadDrift(deps.pool, deps.config.shapes ?? null).then(
     (report) => driftCounts(report),
     (err: unknown) => void logger.warn({ err: String(err) }, 'could not read the shape report'),
   );

@@ -94,7 +94,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
         health,
         registry: metrics.registry,
         logger,
-        status: () => loadStatusPage(deps.pool, { secrets, nextRuns: () => scheduler?.nextRuns() ?? {} }),
+        status: () => loadStatusPage(deps.pool, { secrets, nextRuns: () => scheduler?.nextRuns() ?? {}, shapes: deps.config.shapes ?? null }),
         ...(config.httpToken !== undefined ? { token: config.httpToken } : {}),
       });
       logger.info({ url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');

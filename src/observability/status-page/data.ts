@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { tableMeta } from '../../db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../../db/schema/mrp.js';
 import { redact } from '../../secrets.js';
+import type { Shapes } from '../../shapes/overrides.js';
 import { ENDPOINTS } from '../../sync/endpoints.js';
 import { loadDrift } from '../../sync/shape/load.js';
 import { driftCounts, type DriftKind } from '../../sync/shape/report.js';
@@ -89,6 +90,8 @@ export interface StatusPageOptions {
   runs?: number;
   /** The worker's scheduler's next fire times; none outside a worker. */
   nextRuns?: () => Partial<Record<string, string | null>>;
+  /** The `PITWALL_SHAPES` file the worker applies: its aliases count as modelled in the drift counts. */
+  shapes?: Shapes | null;
 }
 
 const FAILING_PER_ENDPOINT = 5;
@@ -189,7 +192,7 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     endpointStates(db),
     failingScopes(db, 1000, FAILING_PER_ENDPOINT),
     rejectsPerEndpoint(db),
-    loadDrift(db).then(driftCounts),
+    loadDrift(db, options.shapes ?? null).then(driftCounts),
     tableRows(db, tables),
     lastChanges(db),
     missingFields(db),
