@@ -8,7 +8,7 @@ import { createSilentLogger } from '../src/log.js';
 import { createWorld } from '../src/simulator/world/index.js';
 import type { Scale } from '../src/simulator/world/types.js';
 import { rowsWritten } from '../src/sync/counters.js';
-import { runSync } from '../src/sync/run.js';
+import { runSync, type RunSummary } from '../src/sync/run.js';
 
 import { startSimulatorProcess, type SimulatorProcess } from './lib/child.js';
 import { cpuSplit, type CpuSplit } from './lib/cpu.js';
@@ -34,6 +34,16 @@ export interface E2eFigures {
   cpuMs: CpuSplit;
   /** That CPU time spread over every core: no schedule of the same work finishes sooner here. */
   cpuBoundMs: number | null;
+  /** Rows the first sync inserted into every table. */
+  rowsWritten: number;
+  /**
+   * pitwall's and PostgreSQL's CPU per CPU ms of the simulator, which renders the same world for
+   * every version of pitwall: ratios a faster or busier machine moves much less than milliseconds.
+   */
+  cpuPerSimulator: { pitwall: number | null; postgres: number | null };
+  /** Absolute CPU ms per 1,000 requests and per 100,000 rows written, to compare across machines and simulator versions. */
+  cpuPer1000Requests: { pitwall: number; postgres: number | null };
+  cpuPer100kRows: { pitwall: number; postgres: number | null };
 }
 
 export interface NoopFigures {
@@ -62,6 +72,23 @@ async function simulatorRequests(sim: SimulatorProcess, reset: boolean): Promise
   const log = (await (await fetch(`${sim.url}/__simulator/requests`)).json()) as RequestLog;
   if (reset) await fetch(`${sim.url}/__simulator/requests/reset`, { method: 'POST' });
   return log;
+}
+
+/** Rows a run inserted, over every table. */
+function rowsInserted(tables: RunSummary['tables']): number {
+  return Object.values(tables).reduce((n, c) => n + (c?.inserted ?? 0), 0);
+}
+
+/** The first sync's CPU as ratios to the simulator's and as absolute rates (see E2eFigures). */
+function cpuRates(cpu: CpuSplit, requests: number, rows: number): Pick<E2eFigures, 'rowsWritten' | 'cpuPerSimulator' | 'cpuPer1000Requests' | 'cpuPer100kRows'> {
+  const per = (ms: number | null, over: number | null) => (ms === null || !over ? null : Math.round((100 * ms) / over) / 100);
+  const rate = (ms: number | null, unit: number, count: number) => (ms === null || count === 0 ? null : Math.round((ms * unit) / count));
+  return {
+    rowsWritten: rows,
+    cpuPerSimulator: { pitwall: per(cpu.pitwall, cpu.simulator), postgres: per(cpu.postgres, cpu.simulator) },
+    cpuPer1000Requests: { pitwall: rate(cpu.pitwall, 1000, requests) ?? 0, postgres: rate(cpu.postgres, 1000, requests) },
+    cpuPer100kRows: { pitwall: rate(cpu.pitwall, 100_000, rows) ?? 0, postgres: rate(cpu.postgres, 100_000, rows) },
+  };
 }
 
 /** The CPU time of all three spread over every core of the machine; null when a part is unknown. */
@@ -150,6 +177,7 @@ export async function benchEndToEnd(
         resultRows: first.summary.tables.results?.inserted ?? 0,
         cpuMs: first.cpuMs,
         cpuBoundMs: first.cpuBoundMs,
+        ...cpuRates(first.cpuMs, first.summary.requests, rowsInserted(first.summary.tables)),
       },
       noop: {
         rowsWritten: rowsWritten(second.summary.tables),

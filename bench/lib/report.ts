@@ -36,6 +36,8 @@ export function judge(r: Sections): BenchResults['targets'] {
     unchangedToCopy: t('>= 0.7', r.loader && r.loader.unchangedToCopy >= 0.7),
     speedupOverNaive: t('>= 20', r.loader && r.loader.speedupOverNaive >= 20),
     e2eWallToFloor: t('<= 1.3, requests = minRequests', r.e2e && r.e2e.wallToFloor <= 1.3 && r.e2e.requests === r.e2e.minRequests),
+    pitwallCpuPerSimulator: t('<= 3.0', r.e2e?.cpuPerSimulator.pitwall == null ? undefined : r.e2e.cpuPerSimulator.pitwall <= 3.0),
+    postgresCpuPerSimulator: t('<= 2.5', r.e2e?.cpuPerSimulator.postgres == null ? undefined : r.e2e.cpuPerSimulator.postgres <= 2.5),
     noop: t('0 rows written, wall/floor <= 1.1', r.noop && r.noop.rowsWritten === 0 && r.noop.wallToFloor <= 1.1),
     peakRss: t('<= 300 MB', r.memory && r.memory.peakRssMb <= 300),
     embeddedRatio: t('<= 1.15', r.embedded && r.embedded.ratio <= 1.15),
@@ -79,6 +81,12 @@ export function renderReport(r: BenchResults): string {
     add('wall / floor', `${num(e.wallMs)} ms / ${num(e.floorMs)} ms`);
     add('wall / floor ratio', e.wallToFloor.toFixed(2), 'e2eWallToFloor');
     addCpu(e);
+    const ratio = (x: number | null) => (x === null ? '?' : x.toFixed(2));
+    add('  pitwall CPU per simulator CPU', ratio(e.cpuPerSimulator.pitwall), 'pitwallCpuPerSimulator');
+    add('  PostgreSQL CPU per simulator CPU', ratio(e.cpuPerSimulator.postgres), 'postgresCpuPerSimulator');
+    const pg = (x: number | null) => (x === null ? '?' : num(x));
+    add('  CPU ms per 1,000 requests: pitwall / PostgreSQL', `${num(e.cpuPer1000Requests.pitwall)} / ${pg(e.cpuPer1000Requests.postgres)}`);
+    add(`  CPU ms per 100,000 rows (${num(e.rowsWritten)} written): pitwall / PostgreSQL`, `${num(e.cpuPer100kRows.pitwall)} / ${pg(e.cpuPer100kRows.postgres)}`);
   }
   if (n) {
     add('no-op sync: rows written, requests', `${num(n.rowsWritten)}, ${num(n.requests)}`);
