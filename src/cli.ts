@@ -24,11 +24,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   },
   status: { summary: 'last runs, per-endpoint state, failing scopes, recent rejects (--json)', load: () => import('./commands/status.js') },
   drift: {
-    summary: 'how the responses loaded differ from the modelled shapes: missing, unmodelled and failing fields per endpoint (--json)',
+    summary: 'how the responses loaded differ from the declared shapes: missing, unmodelled and failing fields per endpoint (--json); --suggest prints a PITWALL_SHAPES file for what it explains',
     load: () => import('./commands/drift.js'),
   },
   probe: {
-    summary: 'ask the upstream for one small sample of each endpoint (at most 20 requests, no database) and print their shape report (--save DIR, --json)',
+    summary: 'ask the upstream for one small sample of each endpoint (at most 20 first requests, --max-requests N; no database) and print their shape report (--save DIR, --json, --suggest)',
     load: () => import('./commands/probe.js'),
   },
   worker: { summary: 'run the live, season and full jobs on their cron schedules until stopped', load: () => import('./commands/worker.js') },
