@@ -3,6 +3,7 @@ import { ZodArray, ZodOptional, ZodUnknown, type z } from 'zod';
 import type { WarehouseTableName } from '../../db/schema/mrp.js';
 import type { Level } from '../../endpoints/declare.js';
 import { driverIdOf, driverRow, type Driver } from '../../endpoints/driver.js';
+import { FALLBACK, fastParse } from '../../endpoints/fast-parse.js';
 import { driverLevelPath, prepareItem, type EndpointOverrides } from '../../shapes/overrides.js';
 
 import { degrade, fieldReason } from './degrade.js';
@@ -82,19 +83,25 @@ export class Collector {
   ): Record<string, unknown> | null {
     const schema = level.schema as z.ZodObject;
     const input = this.overrides ? prepareItem(value, this.overrides.levels.get(level.path), this.overrides.levels.get(driverLevelPath(level.path))) : value;
-    const result = schema.safeParse(input);
+    // The usual item takes the fast path; anything else is zod's to judge (fast-parse.ts).
+    const fast = fastParse(level, input);
     let data: Record<string, unknown>;
     let fieldErrors: FieldError[] | null = null;
-    if (result.success) {
-      data = result.data;
+    if (fast !== FALLBACK) {
+      data = fast;
     } else {
-      const degraded = degrade(level, input, result.error, options.context ?? {});
-      if (!degraded.ok) {
-        this.reject(`${said(where)}: ${describeIssues(level, input, degraded.issues)}`, value);
-        return null;
+      const result = schema.safeParse(input);
+      if (result.success) {
+        data = result.data;
+      } else {
+        const degraded = degrade(level, input, result.error, options.context ?? {});
+        if (!degraded.ok) {
+          this.reject(`${said(where)}: ${describeIssues(level, input, degraded.issues)}`, value);
+          return null;
+        }
+        data = degraded.data;
+        fieldErrors = degraded.fieldErrors;
       }
-      data = degraded.data;
-      fieldErrors = degraded.fieldErrors;
     }
     if (options.checkStorable !== false) {
       const at = unstorableTextAt(value, nestedListsOf(schema));
