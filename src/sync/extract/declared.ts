@@ -41,10 +41,10 @@ export function extractDeclared(ep: Omit<Endpoint, 'extract'>): Endpoint['extrac
     let outer: Outer = null;
     if (ep.envelope) {
       // The envelope's own fields beside the list; a bad one is rejected without the rows it sits beside.
-      const envelope = without(body, ep.arrayKey);
-      const header = c.parse(ep.envelope, envelope, () => describe(ep, keys, ''), { context: keys, checkStorable: false });
+      const beside = without(body, ep.arrayKey);
+      const header = c.parse(ep.envelope, beside, () => describe(ep, keys, ''), { context: keys, checkStorable: false });
       if (header) inherited = columnsOf(ep.envelope, header, {});
-      outer = withExtras(outer, ep.envelope, envelope, ENVELOPE_FIELDS);
+      outer = withExtras(outer, ep.envelope, beside, ENVELOPE_FIELDS);
     }
     const seen: Keys[] = [];
     walk(c, ep, ep.list.level, items, keys, inherited, outer, seen);
