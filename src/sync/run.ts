@@ -238,7 +238,8 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
     }
     if (res.repaired) counters.repairedBodies += 1;
     counters.maskedValues += res.maskedValues;
-    return await processResponse(ctx, ep, params, query, res.body, body.digest(), { text: res.text });
+    // A body re-serialised to mask an escaped key is hashed from its parsed value, as a rebuild would.
+    return await processResponse(ctx, ep, params, query, res.body, res.reserialized ? null : body.digest(), { text: res.text });
   } catch (err) {
     // Stopped (drained, aborted, or another branch failed): not this scope's fault; record nothing.
     answer = run.halt.aborted ? null : failureAnswer(err);
