@@ -18,8 +18,8 @@ export type ApiResult =
   | { kind: 'ok'; body: Record<string, unknown>; text: string; repaired: boolean; attempts: number; bytes: number; maskedValues: number; reserialized: boolean }
   /** The upstream answered but refused the request (RequestValid not 1); retrying will not help. */
   | { kind: 'invalid'; body: Record<string, unknown>; reason: string; attempts: number }
-  /** The caller's `known` recognised the body, which was therefore not decoded or parsed. */
-  | { kind: 'known'; attempts: number; bytes: number };
+  /** The caller's `known` recognised the body (the key masked), which was therefore not parsed. */
+  | { kind: 'known'; attempts: number; bytes: number; maskedValues: number };
 
 /** Per request: the caller's signal, and a test that lets an already-known body go unparsed. */
 export interface GetOptions {

@@ -32,8 +32,8 @@ export function interpretBody(
   // Masked before anything reads the body, the unchanged-body digest included: what is hashed,
   // parsed, kept and stored never holds a secret.
   const screened = maskSecretsInBytes(bytes, secrets);
-  if (known?.(screened.bytes)) return { result: { kind: 'known', attempts, bytes: bytes.byteLength } };
   const { masked } = screened;
+  if (known?.(screened.bytes)) return { result: { kind: 'known', attempts, bytes: bytes.byteLength, maskedValues: masked } };
   const text = screened.text ?? new TextDecoder().decode(bytes);
   let parsed: ParsedBody;
   try {

@@ -225,6 +225,7 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
     const body = knownBodyTest(ctx, ep, query);
     const res = await sync.api.get(ep.path, params, { signal: run.signal, known: body.known });
     if (res.kind === 'known') {
+      counters.maskedValues += res.maskedValues;
       // The client says known only for a body whose digest equals the scope's recorded hash.
       await recordUnchanged(ctx, ep, query);
       return [];
