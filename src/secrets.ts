@@ -65,7 +65,7 @@ const MASK_ANYWHERE_MIN_LENGTH = 8;
  * in a query string) and JSON-escaped (log lines are JSON). Longest first, so a secret that
  * contains another is replaced whole.
  */
-function secretForms(secrets: readonly string[]): string[] {
+export function secretForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (secret.length === 0) continue;
@@ -80,9 +80,9 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /**
  * Where a short secret stands as a value: after `name=` (a query string, `key=x`, also
- * URL-encoded inside another URL), after `Bearer `, as a JSON string value (`"key":"x"`), as a
- * URL's password (`://user:x@`), or, when it holds a character no word has (`a&b"c`), as a
- * whole token. Each needs the form to end where a value ends, so `key=xyz` keeps its `xyz` for
+ * URL-encoded inside another URL), after `Bearer `, as a JSON string value (`"key":"x"`, or an
+ * array's element `["x"]`, never a field's name `,"x":`), as a URL's password (`://user:x@`),
+ * or, when it holds a character no word has (`a&b"c`), as a whole token. Each needs the form to end where a value ends, so `key=xyz` keeps its `xyz` for
  * the key `x`.
  */
 function valuePattern(form: string): RegExp {
@@ -94,6 +94,7 @@ function valuePattern(form: string): RegExp {
     `(?<=%3[Dd])${f}(?=%26|%23|$|[^\\w%-])`,
     `(?<=\\b[Bb]earer\\s+)${f}${end}`,
     `(?<="\\s*:\\s*")${f}(?=")`,
+    `(?<=[[,]\\s*")${f}(?="\\s*[,\\]])`,
     `(?<=:\\/\\/[^\\s/:@]*:)${f}(?=@)`,
   ];
   if (/\W/.test(form)) contexts.push(`(?<![\\w%-])${f}${end}`);

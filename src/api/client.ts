@@ -9,20 +9,26 @@ import { abortableSleep, createRateLimiter } from './rate-limit.js';
 import { parseRetryAfterMs } from './retry-after.js';
 
 export type ApiResult =
-  /** `text`: the JSON text `body` was parsed from (decoded, `,,` repaired, the key redacted), which pitwall keeps. */
-  | { kind: 'ok'; body: Record<string, unknown>; text: string; repaired: boolean; attempts: number; bytes: number; maskedValues: number }
+  /**
+   * `text`: the JSON text `body` was parsed from (decoded, `,,` repaired, the key masked), which
+   * pitwall keeps; `maskedValues`: occurrences of the key masked; `reserialized`: the key was
+   * spelled in escapes and masked in the parsed body, so `text` is its JSON and a digest of the
+   * bytes received (GetOptions.known) describes neither.
+   */
+  | { kind: 'ok'; body: Record<string, unknown>; text: string; repaired: boolean; attempts: number; bytes: number; maskedValues: number; reserialized: boolean }
   /** The upstream answered but refused the request (RequestValid not 1); retrying will not help. */
   | { kind: 'invalid'; body: Record<string, unknown>; reason: string; attempts: number }
-  /** The caller's `known` recognised the body, which was therefore not decoded or parsed. */
-  | { kind: 'known'; attempts: number; bytes: number };
+  /** The caller's `known` recognised the body (the key masked), which was therefore not parsed. */
+  | { kind: 'known'; attempts: number; bytes: number; maskedValues: number };
 
 /** Per request: the caller's signal, and a test that lets an already-known body go unparsed. */
 export interface GetOptions {
   signal?: AbortSignal;
   /**
-   * Called with each 2xx body's bytes before they are decoded and parsed; true makes the request
-   * end as `{ kind: 'known' }` without either. For bodies the caller has seen before: the bytes
-   * are whatever the upstream sent, so only a match with a good earlier body is safe.
+   * Called with each 2xx body's bytes before they are parsed (with the key masked, when they held
+   * it); true makes the request end as `{ kind: 'known' }` without parsing. For bodies the caller
+   * has seen before: the bytes are whatever the upstream sent, so only a match with a good
+   * earlier body is safe.
    */
   known?: (body: Uint8Array) => boolean;
 }

@@ -1,9 +1,9 @@
-import { redact, redactError } from '../secrets.js';
+import { redactError } from '../secrets.js';
 
 import { MAX_BODY_DEPTH, nestsDeeperThan, parseBody, type ParsedBody } from './body.js';
 import type { ApiResult, GetOptions } from './client.js';
 import { PayloadError, type ApiErrorKind } from './errors.js';
-import { maskSecretsInText, maskSecretsInValue, mayHideEscaped } from './mask-secrets.js';
+import { maskEscapedSecrets, maskSecretsInBytes, maskSnippet } from './mask-secrets.js';
 import { envelope, isRequestValid } from './schemas/envelope.js';
 
 /** What one failed attempt tells the retry loop. */
@@ -29,9 +29,12 @@ export function interpretBody(
   bytes: Uint8Array,
   { shownUrl, attempts, known, secrets }: { shownUrl: string; attempts: number; known: GetOptions['known']; secrets: string[] },
 ): AttemptOutcome {
-  if (known?.(bytes)) return { result: { kind: 'known', attempts, bytes: bytes.byteLength } };
-  // Masked before anything reads the body: what is parsed, kept and stored never holds a secret.
-  const { text, masked } = maskSecretsInText(new TextDecoder().decode(bytes), secrets);
+  // Masked before anything reads the body, the unchanged-body digest included: what is hashed,
+  // parsed, kept and stored never holds a secret.
+  const screened = maskSecretsInBytes(bytes, secrets);
+  const { masked } = screened;
+  if (known?.(screened.bytes)) return { result: { kind: 'known', attempts, bytes: bytes.byteLength, maskedValues: masked } };
+  const text = screened.text ?? new TextDecoder().decode(bytes);
   let parsed: ParsedBody;
   try {
     parsed = parseBody(text);
@@ -40,7 +43,7 @@ export function interpretBody(
     // Truncated or garbled JSON: the next attempt usually gets the whole body. The snippet
     // is the upstream's text, which could quote the request URL, so it is scrubbed too.
     const cause = new PayloadError(err.message, {
-      snippet: redact(err.snippet, secrets),
+      snippet: maskSnippet(text, secrets),
       url: shownUrl,
       cause: redactError(err.cause, secrets),
     });
@@ -51,21 +54,23 @@ export function interpretBody(
   if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
     // The upstream would serve the same body again: a reject, not a retry.
     const message = `GET ${shownUrl} returned JSON nested deeper than ${MAX_BODY_DEPTH} levels`;
-    return { rejected: new PayloadError(message, { snippet: redact(text, secrets), url: shownUrl }) };
+    return { rejected: new PayloadError(message, { snippet: maskSnippet(text, secrets), url: shownUrl }) };
   }
   const checked = envelope.safeParse(value);
   if (!checked.success) {
     const message = `GET ${shownUrl} returned JSON that is not a v2 envelope`;
-    const snippet = redact(text, secrets);
+    const snippet = maskSnippet(text, secrets);
     return { rejected: new PayloadError(message, { snippet, url: shownUrl, issues: checked.error.issues }) };
   }
   const body = value as Record<string, unknown>;
-  const maskedValues = masked + (mayHideEscaped(json) ? maskSecretsInValue(body, secrets) : 0);
+  const escaped = maskEscapedSecrets(json, body, secrets);
+  const maskedValues = masked + escaped;
   if (!isRequestValid(body.RequestValid)) {
     const reason = `RequestValid is ${JSON.stringify(body.RequestValid)}`;
     return { result: { kind: 'invalid', body, reason, attempts } };
   }
-  // The text is stored (pitwall.responses): masked above; a secret spelled in escapes is masked in the stored text as its JSON.
-  const kept = maskedValues > masked ? JSON.stringify(body) : json;
-  return { result: { kind: 'ok', body, text: kept, repaired, attempts, bytes: bytes.byteLength, maskedValues } };
+  // The text is kept (pitwall.responses): a secret spelled in escapes was masked only in the
+  // parsed body, so that body's JSON is kept instead, and the digest of the bytes describes neither.
+  if (escaped > 0) return { result: { kind: 'ok', body, text: JSON.stringify(body), repaired, attempts, bytes: bytes.byteLength, maskedValues, reserialized: true } };
+  return { result: { kind: 'ok', body, text: json, repaired, attempts, bytes: bytes.byteLength, maskedValues, reserialized: false } };
 }

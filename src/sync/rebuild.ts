@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 
-import { maskSecretsInText, maskSecretsInValue, mayHideEscaped } from '../api/mask-secrets.js';
+import { maskEscapedSecrets, maskSecretsInText } from '../api/mask-secrets.js';
 import { canonicalQuery } from '../api/query.js';
 import type { Config } from '../config.js';
 
@@ -9,11 +9,11 @@ import { classifyBadBody, itemsOf } from './bad-body.js';
 import { DimensionCache } from './dimension-cache.js';
 import { childrenOf, endpoint, ENDPOINTS, type Endpoint, type EndpointName, type Params } from './endpoints.js';
 import { JOB_NAMES } from './jobs.js';
-import { decompressBody } from './kept-body.js';
+import { compressBody, decompressBody } from './kept-body.js';
 import { processResponse, type ProcessContext } from './process-response.js';
 import { runInShell, thrownOutcome, type RunContext, type RunOutcome, type RunShellDeps } from './run-shell.js';
 import { isScopeDataError } from './scope-data-error.js';
-import { latestResponses, type KeptResponse } from './sql/responses.js';
+import { latestResponses, replaceKeptBody, type KeptResponse } from './sql/responses.js';
 import type { RunScopes } from './sql/sync-runs.js';
 import { ScopeTouches } from './sql/sync-state.js';
 import type { RunSummary } from './summary.js';
@@ -158,7 +158,12 @@ async function rebuildScope(ctx: ProcessContext, ep: Endpoint, kept: KeptRespons
   try {
     const { text, masked } = maskSecretsInText(await decompressBody(kept.body, kept.encoding), secrets);
     const body = JSON.parse(text) as Record<string, unknown>;
-    ctx.counters.maskedValues += masked + (mayHideEscaped(text) ? maskSecretsInValue(body, secrets) : 0);
+    const escaped = maskEscapedSecrets(text, body, secrets);
+    if (masked + escaped > 0) {
+      ctx.counters.maskedValues += masked + escaped;
+      // The kept body is cleaned too, not only the rows derived from it.
+      await replaceKeptBody(ctx.pool, kept.responseId, await compressBody(escaped > 0 ? JSON.stringify(body) : text));
+    }
     if (!loadIt) return ep.extract(itemsOf(ep, body), params, body, ctx.overrides?.endpoints.get(ep.name)).seeds;
     return await processResponse(ctx, ep, params, kept.params, body, null, { kept: { responseHash: kept.responseHash } });
   } catch (err) {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 
 import type { Logger } from '../log.js';
+import { REDACTED } from '../secrets.js';
 import type { Shapes } from '../shapes/overrides.js';
 
 import { RunCounters } from './counters.js';
@@ -91,6 +92,11 @@ export async function runInShell(deps: RunShellDeps, spec: RunSpec, work: (run: 
       await heartbeat.stop();
     }
     const summary = await finish(deps.pool, run, started, outcome);
+    if (summary.maskedValues > 0) {
+      // The upstream echoes the key in its data: worth a look upstream, though nothing stored holds it.
+      const { maskedValues } = summary;
+      run.logger.warn({ maskedValues }, `${maskedValues} value(s) in the responses held the API key and were stored masked as ${REDACTED}`);
+    }
     run.logger.info({ status: summary.status, requests: summary.requests, scopes: run.scopes.done, durationMs: summary.durationMs }, `${spec.noun} finished`);
     deps.observer?.runFinished?.(summary);
     return summary;

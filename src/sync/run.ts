@@ -225,6 +225,7 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
     const body = knownBodyTest(ctx, ep, query);
     const res = await sync.api.get(ep.path, params, { signal: run.signal, known: body.known });
     if (res.kind === 'known') {
+      counters.maskedValues += res.maskedValues;
       // The client says known only for a body whose digest equals the scope's recorded hash.
       await recordUnchanged(ctx, ep, query);
       return [];
@@ -238,7 +239,8 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
     }
     if (res.repaired) counters.repairedBodies += 1;
     counters.maskedValues += res.maskedValues;
-    return await processResponse(ctx, ep, params, query, res.body, body.digest(), { text: res.text });
+    // A body re-serialised to mask an escaped key is hashed from its parsed value, as a rebuild would.
+    return await processResponse(ctx, ep, params, query, res.body, res.reserialized ? null : body.digest(), { text: res.text });
   } catch (err) {
     // Stopped (drained, aborted, or another branch failed): not this scope's fault; record nothing.
     answer = run.halt.aborted ? null : failureAnswer(err);

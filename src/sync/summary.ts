@@ -21,7 +21,7 @@ export interface RunSummary {
   /** Modelled fields missing from every item this run loaded: renamed upstream, most likely. */
   missingFields: ShapeWarning[];
   repairedBodies: number;
-  /** Occurrences of the API key in the bodies this run received, stored masked (`[redacted]`). */
+  /** Occurrences of the API key in the bodies this run received (a rebuild: read back from pitwall.responses), masked (`[redacted]`) before anything was stored. */
   maskedValues: number;
   /**
    * The warehouse's shape report after the run, as path counts per endpoint and kind (the

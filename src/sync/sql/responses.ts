@@ -34,6 +34,7 @@ export async function keepResponse(client: pg.ClientBase, scope: KeptScope, kept
 
 /** The newest kept body of one scope. */
 export interface KeptResponse {
+  responseId: number;
   params: string;
   responseHash: string;
   encoding: string;
@@ -46,13 +47,22 @@ export interface KeptResponse {
  * next). Served by the index on (endpoint, params, response_id).
  */
 export async function latestResponses(db: pg.Pool, endpoint: EndpointName, after: string | null, limit: number): Promise<KeptResponse[]> {
-  const { rows } = await db.query<{ params: string; response_hash: string; encoding: string; body: Buffer }>(
-    `SELECT DISTINCT ON (params) params, response_hash, encoding, body
+  const { rows } = await db.query<{ response_id: string; params: string; response_hash: string; encoding: string; body: Buffer }>(
+    `SELECT DISTINCT ON (params) response_id, params, response_hash, encoding, body
        FROM pitwall.responses
       WHERE endpoint = $1 AND ($2::text IS NULL OR params > $2)
       ORDER BY params, response_id DESC
       LIMIT $3`,
     [endpoint, after, limit],
   );
-  return rows.map((r) => ({ params: r.params, responseHash: r.response_hash, encoding: r.encoding, body: r.body }));
+  return rows.map((r) => ({ responseId: Number(r.response_id), params: r.params, responseHash: r.response_hash, encoding: r.encoding, body: r.body }));
+}
+
+/**
+ * Replaces a kept body with its text re-kept with the API key masked (a rebuild reading a body
+ * kept before pitwall masked keys). Its hash stays: the next sync that gets the body again
+ * finds the hash changed (it is now taken of the masked text), loads it once and keeps it anew.
+ */
+export async function replaceKeptBody(db: pg.Pool, responseId: number, kept: KeptBody): Promise<void> {
+  await db.query(`UPDATE pitwall.responses SET encoding = $2, body = $3, body_bytes = $4 WHERE response_id = $1`, [responseId, KEPT_ENCODING, kept.body, kept.bytes]);
 }
