@@ -229,7 +229,7 @@ describe('api client: known bodies and request slots', () => {
     const texts: string[] = [];
     const known = (body: Uint8Array) => (texts.push(Buffer.from(body).toString()), true);
     const result = await clientFor(url).client.get('/v2/schedules/', {}, { known });
-    expect(result).toEqual({ kind: 'known', attempts: 1, bytes: 'same text as before'.length });
+    expect(result).toEqual({ kind: 'known', attempts: 1, bytes: 'same text as before'.length, maskedValues: 0 });
     expect(texts).toEqual(['same text as before']);
     expect(seen).toHaveLength(1);
   });
