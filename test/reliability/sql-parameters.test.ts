@@ -28,7 +28,7 @@ const REVIEWED: Record<string, Record<string, string>> = {
     '*': 'the builder itself: its fragments splice quoteIdent-ed names and $n placeholders only (the canary test below checks the result)',
   },
   'src/db/load/mark-deleted.ts': {
-    'statement(table, meta, params.columns, present !== null)': 'built per table and scope shape from quoteIdent-checked names; values are $n parameters',
+    'prepared.text': 'built per table and scope shape by statement() from quoteIdent-checked names; values are $n parameters',
     '*': 'the builder itself, like upsert.ts',
   },
   'src/db/transaction.ts': {
@@ -99,7 +99,9 @@ describe('SQL text in src/', () => {
        await db.query(\`SELECT * FROM mrp.drivers WHERE last_name = '\${name}'\`);
        await db.query('SELECT * FROM t WHERE a = ' + value);
        await queryWithRetry(pool, \`DELETE FROM t WHERE id = \${id}\`, []);
-       const sql = \`UPDATE t SET x = \${input}\`;`,
+       const sql = \`UPDATE t SET x = \${input}\`;
+       await client.query({ name: 'n', text: 'SELECT * FROM t WHERE a = ' + a, values: [] });
+       await client.query({ ...config, values: [] });`,
     );
     expect(bad.map((f) => [f.kind, f.text])).toEqual([
       ['sink', "`SELECT * FROM mrp.drivers WHERE last_name = '${name}'`"],
@@ -108,11 +110,14 @@ describe('SQL text in src/', () => {
       ['sink', '`DELETE FROM t WHERE id = ${id}`'],
       ['interpolation', 'id'],
       ['interpolation', 'input'],
+      ['sink', "'SELECT * FROM t WHERE a = ' + a"],
+      ['sink', '{ ...config, values: [] }'],
     ]);
     const good = scanSource(
       'y.ts',
       `const T = 'pitwall.rejects'; const COLS = ['a', 'b'] as const;
        await db.query('SELECT $1', [name]);
+       await db.query({ name: 'n', text: 'SELECT $1', values: [name] });
        await db.query(\`SELECT \${quoteIdent(c)}, \${COLS.join(', ')} FROM \${meta.qualifiedName} JOIN \${T} ON x = $\${i + 1}\`);`,
     );
     expect(good).toEqual([]);

@@ -15,8 +15,15 @@ import { columnType, quoteIdent, tableMeta, type TableMeta } from './table-meta.
  */
 export type DeletionScope = Record<string, ReadonlyArray<string | number>>;
 
-// Per table, per scope shape (its column names, in order): the statement text.
-const statements = new WeakMap<PgTable, Map<string, string>>();
+/** A prepared statement: named, so that each connection parses and plans it once (see upsert.ts). */
+interface Statement {
+  name: string;
+  text: string;
+}
+
+// Per table, per scope shape (its column names, in order): the statement.
+const statements = new WeakMap<PgTable, Map<string, Statement>>();
+let statementCount = 0;
 
 /**
  * `UPDATE ... SET _deleted_at = now()` over the live rows of the scope, and with `withPresent`
@@ -24,7 +31,7 @@ const statements = new WeakMap<PgTable, Map<string, string>>();
  * unnested, so the whole response is one statement whatever its size).
  * Parameters: $1 run id, then one per scope column, then one per key column.
  */
-function statement(table: PgTable, meta: TableMeta, scopeColumns: readonly string[], withPresent: boolean): string {
+function statement(table: PgTable, meta: TableMeta, scopeColumns: readonly string[], withPresent: boolean): Statement {
   const cacheKey = `${withPresent ? 'missing' : 'all'}:${scopeColumns.join(',')}`;
   let byShape = statements.get(table);
   if (!byShape) {
@@ -48,8 +55,9 @@ function statement(table: PgTable, meta: TableMeta, scopeColumns: readonly strin
     conditions.push(`(${keys.map((k) => `t.${k}`).join(', ')}) NOT IN (SELECT * FROM unnest(${arrays.join(', ')}))`);
   }
   const text = `UPDATE ${meta.qualifiedName} AS t SET "_deleted_at" = now(), "_run_id" = $1::bigint WHERE ${conditions.join(' AND ')}`;
-  byShape.set(cacheKey, text);
-  return text;
+  const prepared = { name: `pitwall_mark_deleted_${++statementCount}`, text };
+  byShape.set(cacheKey, prepared);
+  return prepared;
 }
 
 function scopeParams(meta: TableMeta, scope: DeletionScope): { columns: string[]; values: Buffer[] } | null {
@@ -83,7 +91,8 @@ async function mark(client: pg.ClientBase, table: PgTable, scope: DeletionScope,
       values.push(encodeArray(keys, wireKind(type), type, k));
     }
   }
-  const result = await client.query(statement(table, meta, params.columns, present !== null), values);
+  const prepared = statement(table, meta, params.columns, present !== null);
+  const result = await client.query({ name: prepared.name, text: prepared.text, values });
   return result.rowCount ?? 0;
 }
 

@@ -17,8 +17,10 @@ export interface KeptScope {
  * before the statement, so it never touches the body being inserted.
  */
 export async function keepResponse(client: pg.ClientBase, scope: KeptScope, kept: KeptBody, versions: number): Promise<void> {
-  await client.query(
-    `WITH pruned AS (
+  await client.query({
+    // Named: prepared once per connection, not parsed and planned again for each scope.
+    name: 'pitwall_keep_response',
+    text: `WITH pruned AS (
        DELETE FROM pitwall.responses
         WHERE endpoint = $1 AND params = $2
           AND response_id NOT IN (
@@ -28,8 +30,8 @@ export async function keepResponse(client: pg.ClientBase, scope: KeptScope, kept
      )
      INSERT INTO pitwall.responses (endpoint, params, run_id, response_hash, encoding, body, body_bytes)
      VALUES ($1, $2, $3, $4, $5, $6, $8)`,
-    [scope.endpoint, scope.params, scope.runId, scope.responseHash, KEPT_ENCODING, kept.body, versions - 1, kept.bytes],
-  );
+    values: [scope.endpoint, scope.params, scope.runId, scope.responseHash, KEPT_ENCODING, kept.body, versions - 1, kept.bytes],
+  });
 }
 
 /** The newest kept body of one scope. */

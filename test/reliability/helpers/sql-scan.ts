@@ -4,8 +4,9 @@ import ts from 'typescript';
  * A static check that SQL text is never built from data. It reads the source with TypeScript's
  * own parser and reports:
  *
- * - every SQL argument of a `.query(...)` or `queryWithRetry(db, ...)` call that is neither a
- *   literal nor a template of safe parts (a "sink" that needs a reviewed reason), and
+ * - every SQL argument of a `.query(...)` or `queryWithRetry(db, ...)` call (or the `text` of a
+ *   query config passed to `.query`) that is neither a literal nor a template of safe parts (a
+ *   "sink" that needs a reviewed reason), and
  * - every interpolation in a template literal that reads as SQL (starts with SELECT, INSERT,
  *   ...) that is not one of the safe parts.
  *
@@ -73,6 +74,15 @@ export function scanSource(file: string, source: string): Finding[] {
     return before.endsWith('$');
   };
 
+  /** The SQL of a query argument: a query config's `text` (`{ name, text, values }`), else the argument itself. */
+  const queryText = (arg: ts.Expression): ts.Expression => {
+    const e = unwrap(arg);
+    if (!ts.isObjectLiteralExpression(e)) return arg;
+    const text = e.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'text');
+    // A config whose text is not written out (spread from elsewhere) is judged whole: a sink.
+    return text?.initializer ?? arg;
+  };
+
   const findings: Finding[] = [];
   const report = (node: ts.Node, kind: Finding['kind']) =>
     findings.push({ file, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, kind, text: compact(node.getText(sf)) });
@@ -86,7 +96,8 @@ export function scanSource(file: string, source: string): Finding[] {
           : ts.isIdentifier(callee) && callee.text === 'queryWithRetry'
             ? n.arguments[1]
             : undefined;
-      if (sqlArg && !safe(sqlArg)) report(sqlArg, 'sink');
+      const sql = sqlArg && queryText(sqlArg);
+      if (sql && !safe(sql)) report(sql, 'sink');
     }
     if (ts.isTemplateExpression(n) && SQL_HEAD.test(n.head.text)) {
       n.templateSpans.forEach((s, i) => {
