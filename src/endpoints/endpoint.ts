@@ -75,8 +75,12 @@ export interface Endpoint extends EndpointSpec {
   readonly rejectTable: WarehouseTableName;
   /** Its levels, the envelope's first: their schemas are what `pitwall drift` counts as modelled. */
   readonly levels: readonly Level[];
-  /** Turns the items of one response into rows, adjusted by a `PITWALL_SHAPES` file's part for it (extract/declared.ts). */
-  readonly extract: (items: unknown[], params: Params, body: Record<string, unknown>, overrides?: EndpointOverrides) => Extracted;
+  /**
+   * Turns the items of one response into rows, adjusted by a `PITWALL_SHAPES` file's part for it
+   * (extract/declared.ts). `known.storable`: the body's text was found to hold nothing PostgreSQL
+   * cannot store (bodyIsStorable), so its items need not be checked one by one.
+   */
+  readonly extract: (items: unknown[], params: Params, body: Record<string, unknown>, overrides?: EndpointOverrides, known?: { storable?: boolean }) => Extracted;
 }
 
 /**

@@ -17,19 +17,28 @@ import type { Row } from './extract/types.js';
 export class DimensionCache {
   private readonly byTable = new Map<WarehouseTableName, Map<unknown, string>>();
 
-  /** The row's key (the value itself for a one-column key) and its typed content as one string. */
-  private static entry(table: WarehouseTableName, row: Row): [unknown, string] {
+  /**
+   * A function giving a row's key (the value itself for a one-column key) and its typed content
+   * as one string. Made once per call rather than per row: a first sync passes some 360k rows.
+   */
+  private static entries(table: WarehouseTableName): (row: Row) => [unknown, string] {
     const { keyColumns, contentColumns } = tableMeta(warehouseTables[table]);
-    const key = keyColumns.length === 1 ? row[keyColumns[0] as string] : JSON.stringify(keyColumns.map((c) => row[c] ?? null));
-    return [key, JSON.stringify(contentColumns.map((c) => row[c] ?? null))];
+    const single = keyColumns.length === 1 ? (keyColumns[0] as string) : null;
+    const content = new Array<unknown>(contentColumns.length);
+    return (row) => {
+      for (let i = 0; i < contentColumns.length; i++) content[i] = row[contentColumns[i] as string] ?? null;
+      const key = single !== null ? row[single] : JSON.stringify(keyColumns.map((c) => row[c] ?? null));
+      return [key, JSON.stringify(content)];
+    };
   }
 
   /** The rows that differ from (or are not among) the committed ones, and how many were left out. */
   fresh(table: WarehouseTableName, rows: readonly Row[]): { rows: Row[]; known: number } {
     const seen = this.byTable.get(table);
     if (!seen) return { rows: rows.slice(), known: 0 };
+    const entry = DimensionCache.entries(table);
     const out = rows.filter((row) => {
-      const [key, content] = DimensionCache.entry(table, row);
+      const [key, content] = entry(row);
       return seen.get(key) !== content;
     });
     return { rows: out, known: rows.length - out.length };
@@ -39,6 +48,7 @@ export class DimensionCache {
   remember(table: WarehouseTableName, rows: readonly Row[]): void {
     let seen = this.byTable.get(table);
     if (!seen) this.byTable.set(table, (seen = new Map()));
-    for (const row of rows) seen.set(...DimensionCache.entry(table, row));
+    const entry = DimensionCache.entries(table);
+    for (const row of rows) seen.set(...entry(row));
   }
 }

@@ -13,6 +13,7 @@ import { cascadeOrphanedEvents } from './cascade.js';
 import { RunCounters } from './counters.js';
 import type { DimensionCache } from './dimension-cache.js';
 import { childrenOf, DIMENSION_TABLES, LOAD_ORDER, type Endpoint, type Params } from './endpoints.js';
+import { bodyIsStorable } from './extract/storable.js';
 import type { Extracted, Seed } from './extract/types.js';
 import { saltedHash, scopeHash, textDigest, type TextDigest } from './hash.js';
 import { compressBody, type KeptBody } from './kept-body.js';
@@ -28,6 +29,12 @@ export interface ProcessContext {
   counters: RunCounters;
   /** Last good response hash per scope, loaded at the start of the run and kept current. */
   hashes: Map<string, string>;
+  /**
+   * Every scope pitwall.sync_state had a row for when the run started (RecordedScopes.known),
+   * kept current. A scope outside it has never committed a row, which makes its first load
+   * cheaper (see load). Without it every scope is taken as loaded before.
+   */
+  recorded?: Set<string>;
   /** Where unchanged scopes are recorded, in batches. */
   touches: ScopeTouches;
   logger: Logger;
@@ -44,7 +51,7 @@ export interface ProcessContext {
 
 /** Where a body came from, beyond its parsed value. */
 export interface BodySource {
-  /** The text the body was parsed from (decoded, `,,` repaired): what pitwall.responses keeps. */
+  /** The text the body was parsed from (decoded, `,,` repaired): what pitwall.responses keeps, unless `kept`. */
   text?: string;
   /**
    * Set by a rebuild, for a body read back from pitwall.responses: it is not kept again, and the
@@ -93,11 +100,13 @@ export async function processResponse(
   // Without the received text (a caller holding only the parsed body) its JSON is kept instead.
   const compressing = source.kept ? null : compressBody(source.text ?? JSON.stringify(body));
   compressing?.catch(() => undefined); // awaited below; an extract that throws must not leave it unhandled
-  const extracted = ep.extract(items, params, body, overrides);
+  const extracted = ep.extract(items, params, body, overrides, { storable: source.text !== undefined && bodyIsStorable(source.text) });
   const { toLoad, known } = withoutKnownDimensions(ctx, extracted);
   const kept = compressing && { body: await compressing, versions: ctx.keepResponses ?? 1 };
 
-  const committed = await withTransaction(ctx.pool, (client) => load(client, ctx.runId, ep, params, query, toLoad, { scope: hash, body: bodyHash }, kept), {
+  const first = ctx.recorded !== undefined && !ctx.recorded.has(key);
+  const scope = { query, first, hash, bodyHash };
+  const committed = await withTransaction(ctx.pool, (client) => load(client, ctx.runId, ep, params, scope, toLoad, kept), {
     signal: ctx.signal,
     onRetry: (err, attempt) =>
       ctx.logger.warn({ endpoint: ep.name, params: query, attempt, err: String(err) }, 'retrying transaction'),
@@ -109,6 +118,7 @@ export async function processResponse(
   ctx.counters.merge(committed);
   ctx.counters.scopes.loaded += 1;
   ctx.hashes.set(key, hash);
+  ctx.recorded?.add(key);
   return extracted.seeds;
 }
 
@@ -164,34 +174,49 @@ function withoutKnownDimensions(ctx: ProcessContext, extracted: Extracted): { to
   return { toLoad: { ...extracted, rows }, known };
 }
 
+/** The request a response answered, as `load` writes it. */
+interface LoadedScope {
+  query: string;
+  /** Never loaded before (no pitwall.sync_state row): none of the rows it covers is stored. */
+  first: boolean;
+  /** The scope's hash (overrides included) and the body's own, for sync_state and the kept body. */
+  hash: string;
+  bodyHash: string;
+}
+
 async function load(
   client: pg.PoolClient,
   runId: number,
   ep: Endpoint,
   params: Params,
-  query: string,
+  scope: LoadedScope,
   extracted: Extracted,
-  hash: { scope: string; body: string },
   kept: { body: KeptBody; versions: number } | null,
 ): Promise<RunCounters> {
   const local = new RunCounters();
+  const { query } = scope;
   for (const table of LOAD_ORDER) {
     const rows = extracted.rows[table];
     if (!rows?.length) continue;
-    local.add(table, await upsertRows(client, warehouseTables[table], rows, { runId, compareRaw: !DIMENSION_TABLES.has(table) }));
+    // A dimension row (a driver) is written by many scopes, so even a first scope may find it stored.
+    const dimension = DIMENSION_TABLES.has(table);
+    local.add(table, await upsertRows(client, warehouseTables[table], rows, { runId, compareRaw: !dimension, fresh: scope.first && !dimension }));
   }
-  for (const scope of extracted.scopes) {
-    const present = extracted.rows[scope.table] ?? [];
-    const deleted = await markMissingDeleted(client, warehouseTables[scope.table], scope.where, present, { runId });
-    local.add(scope.table, { deleted });
+  for (const s of extracted.scopes) {
+    // A first load of a request has nothing stored that its response could lack, when only
+    // that request writes the scope's rows.
+    if (scope.first && s.byRequest) continue;
+    const present = extracted.rows[s.table] ?? [];
+    const deleted = await markMissingDeleted(client, warehouseTables[s.table], s.where, present, { runId });
+    local.add(s.table, { deleted });
   }
   if (ep.cancelsEvents) await cascadeOrphanedEvents(client, requestKey(ep, params, 'schedule_id'), runId, local);
   await insertRejects(client, { runId, endpoint: ep.name, params: query }, extracted.rejects);
   local.add(ep.rejectTable, { rejected: extracted.rejects.length });
   for (const e of extracted.fieldErrors) local.add(e.table, { fieldErrors: 1 });
   // Clears the scope's earlier field errors too, so this response's are inserted after it.
-  await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: hash.scope, itemCount: extracted.itemCount, runId });
+  await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: scope.hash, itemCount: extracted.itemCount, runId });
   await insertFieldErrors(client, { runId, endpoint: ep.name, params: query }, extracted.fieldErrors);
-  if (kept) await keepResponse(client, { endpoint: ep.name, params: query, runId, responseHash: hash.body }, kept.body, kept.versions);
+  if (kept) await keepResponse(client, { endpoint: ep.name, params: query, runId, responseHash: scope.bodyHash }, kept.body, kept.versions);
   return local;
 }

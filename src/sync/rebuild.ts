@@ -165,7 +165,7 @@ async function rebuildScope(ctx: ProcessContext, ep: Endpoint, kept: KeptRespons
       await replaceKeptBody(ctx.pool, kept.responseId, await compressBody(escaped > 0 ? JSON.stringify(body) : text));
     }
     if (!loadIt) return ep.extract(itemsOf(ep, body), params, body, ctx.overrides?.endpoints.get(ep.name)).seeds;
-    return await processResponse(ctx, ep, params, kept.params, body, null, { kept: { responseHash: kept.responseHash } });
+    return await processResponse(ctx, ep, params, kept.params, body, null, { text, kept: { responseHash: kept.responseHash } });
   } catch (err) {
     if (!(classifyBadBody(err) || isScopeDataError(err))) throw err;
     ctx.counters.scopes.failed += 1;

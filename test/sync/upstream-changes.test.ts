@@ -47,6 +47,29 @@ describe.each(BACKENDS)('a sync after the upstream changes (%s)', (backend) => {
     expect(await diffAgainstTruth(db.pool, sim.url)).toEqual({});
   });
 
+  it('marks a row the upstream no longer lists deleted after a failed attempt at its scope, which is no first load', async () => {
+    // A first load of a scope (no pitwall.sync_state row) has nothing stored to mark deleted and
+    // skips the statement; a scope whose last attempt failed still has its rows from before.
+    const { rows } = await db.pool.query('SELECT event_id, class_id, race_number FROM mrp.results WHERE _deleted_at IS NULL ORDER BY 1, 2, 3 LIMIT 1');
+    const { event_id: eventId, class_id: classId, race_number: raceNumber } = rows[0];
+    await db.pool.query(
+      `INSERT INTO mrp.results (event_id, class_id, race_number, row_index, raw, _run_id) VALUES ($1, $2, $3, 999, '{}', 1)`,
+      [eventId, classId, raceNumber],
+    );
+    const failed = await db.pool.query(
+      `UPDATE pitwall.sync_state SET status = 'error', response_hash = NULL, last_error = 'HTTP 503'
+        WHERE endpoint = 'results' AND params = $1`,
+      [`EventId=${eventId}`],
+    );
+    expect(failed.rowCount).toBe(1);
+    const summary = await syncOnce(db, sim);
+    expect(summary.status).toBe('succeeded');
+    expect(summary.tables.results?.deleted).toBe(1);
+    const stale = await db.pool.query('SELECT _deleted_at FROM mrp.results WHERE event_id = $1 AND row_index = 999', [eventId]);
+    expect(stale.rows[0]?._deleted_at).not.toBeNull();
+    expect(await diffAgainstTruth(db.pool, sim.url)).toEqual({});
+  });
+
   it('marks a cancelled event and all its rows deleted, without removing them', async () => {
     const { rows } = await db.pool.query('SELECT event_id FROM mrp.results GROUP BY event_id ORDER BY event_id LIMIT 1');
     const eventId = rows[0]?.event_id as number;

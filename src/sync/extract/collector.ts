@@ -62,8 +62,15 @@ export class Collector {
   private readonly out: Extracted = { rows: {}, scopes: [], rejects: [], fieldErrors: [], seeds: [], itemCount: 0 };
   private readonly seen = new Set<string>();
 
-  /** `overrides`: the endpoint's part of a `PITWALL_SHAPES` file, applied to each item before it is parsed. */
-  constructor(private readonly overrides?: EndpointOverrides) {}
+  /**
+   * `overrides`: the endpoint's part of a `PITWALL_SHAPES` file, applied to each item before it
+   * is parsed. `storable`: the whole body is known to hold no text PostgreSQL cannot store, so
+   * no item is checked for it.
+   */
+  constructor(
+    private readonly overrides?: EndpointOverrides,
+    private readonly storable = false,
+  ) {}
 
   /**
    * Parses one item of `level`. A field that fails its type is left out (NULL in its column) and
@@ -103,7 +110,7 @@ export class Collector {
         fieldErrors = degraded.fieldErrors;
       }
     }
-    if (options.checkStorable !== false) {
+    if (!this.storable && options.checkStorable !== false) {
       const at = unstorableTextAt(value, nestedListsOf(schema));
       if (at !== null) {
         this.reject(`${said(where)}: ${at}: holds U+0000 or an unpaired surrogate, which PostgreSQL cannot store`, value);

@@ -5,11 +5,10 @@ import { tableMeta } from '../../db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../../db/schema/mrp.js';
 import type { Level } from '../../endpoints/declare.js';
 import { driverIdOf, DRIVER_LIST, type Driver } from '../../endpoints/driver.js';
-import { hasOwnRow, type Endpoint, type Params } from '../../endpoints/endpoint.js';
-import type { EndpointOverrides } from '../../shapes/overrides.js';
+import { hasOwnRow, type Endpoint } from '../../endpoints/endpoint.js';
 
 import { Collector, list, without } from './collector.js';
-import type { Extracted, Row, Scope } from './types.js';
+import type { Row, Scope } from './types.js';
 
 type Keys = Record<string, unknown>;
 
@@ -32,8 +31,8 @@ const describe = (ep: Omit<Endpoint, 'extract'>, keys: Keys, path: string): stri
  */
 export function extractDeclared(ep: Omit<Endpoint, 'extract'>): Endpoint['extract'] {
   const request = Object.entries(ep.request ?? {}).filter(([, r]) => r.column !== undefined);
-  return (items: unknown[], params: Params, body: Record<string, unknown>, overrides?: EndpointOverrides): Extracted => {
-    const c = new Collector(overrides);
+  return (items, params, body, overrides, known) => {
+    const c = new Collector(overrides, known?.storable === true);
     c.items(items.length);
     const keys: Keys = {};
     for (const [param, r] of request) keys[r.column!] = Number(params[param]);
@@ -49,7 +48,7 @@ export function extractDeclared(ep: Omit<Endpoint, 'extract'>): Endpoint['extrac
     const seen: Keys[] = [];
     walk(c, ep, ep.list.level, items, keys, inherited, outer, seen);
     for (const spec of ep.scopes) {
-      const scope: Scope = { table: spec.table, where: {} };
+      const scope: Scope = { table: spec.table, where: {}, byRequest: spec.seen === undefined };
       for (const [column, param] of Object.entries(spec.where ?? {})) scope.where[column] = [Number(params[param])];
       if (spec.seen !== undefined) {
         if (seen.length === 0) continue;

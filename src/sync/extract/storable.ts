@@ -10,6 +10,23 @@ const UNSTORABLE_ALL = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\u
 const REPLACEMENT = '\ufffd';
 
 /**
+ * A JSON escape that may stand for U+0000 or a surrogate. Received text is decoded from UTF-8,
+ * which has no lone surrogates (the decoder replaces them), and JSON allows no raw U+0000: in a
+ * parsed body such text can only come from an escape. An escaped backslash before `u0000` also
+ * matches, which only costs the item-by-item check.
+ */
+const MAYBE_ESCAPED_UNSTORABLE = /\\u(?:0000|[dD][89a-fA-F])/;
+
+/**
+ * Whether a body parsed from `text` certainly holds no string or key PostgreSQL cannot store:
+ * one scan of the text instead of a walk over every value of every item (3-4 % of a first
+ * sync's CPU).
+ */
+export function bodyIsStorable(text: string): boolean {
+  return !MAYBE_ESCAPED_UNSTORABLE.test(text);
+}
+
+/**
  * A first, cheaper test: any NUL or surrogate at all. Nearly every string has neither, and the
  * lookarounds that tell a lone surrogate from a pair are then never run (3 times faster).
  */

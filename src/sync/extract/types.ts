@@ -13,6 +13,12 @@ export type Seed = Readonly<Record<string, number>>;
 export interface Scope {
   table: WarehouseTableName;
   where: Record<string, number[]>;
+  /**
+   * The scope's columns are the request's own parameters (or it is a root's whole table), so
+   * only this request ever wrote a row it covers; false for a scope over the ids a response
+   * lists, which an earlier response of another request may have written too.
+   */
+  byRequest: boolean;
 }
 
 /**

@@ -6,14 +6,31 @@ import { storableText } from '../extract/storable.js';
 /** Request scopes are identified by endpoint name plus the canonical query without the key. */
 export const scopeKey = (endpoint: string, params: string): string => `${endpoint}?${params}`;
 
-/** Hashes of the last successful response per scope, to skip identical responses. */
-export async function loadResponseHashes(db: pg.Pool | pg.ClientBase): Promise<Map<string, string>> {
-  const { rows } = await queryWithRetry<{ endpoint: string; params: string; response_hash: string }>(
+/** What pitwall.sync_state says of every scope when a run starts. */
+export interface RecordedScopes {
+  /** The last successful response's hash per scope, to skip identical responses. */
+  hashes: Map<string, string>;
+  /**
+   * Every scope with a row, whatever its status. Rows reach the warehouse only in the
+   * transaction that writes their scope's row (recordScopeSuccess), and nothing deletes one, so
+   * a scope outside this set has never committed a row.
+   */
+  known: Set<string>;
+}
+
+export async function loadRecordedScopes(db: pg.Pool | pg.ClientBase): Promise<RecordedScopes> {
+  const { rows } = await queryWithRetry<{ endpoint: string; params: string; response_hash: string | null }>(
     db,
-    `SELECT endpoint, params, response_hash FROM pitwall.sync_state
-      WHERE status = 'ok' AND response_hash IS NOT NULL`,
+    `SELECT endpoint, params, CASE WHEN status = 'ok' THEN response_hash END AS response_hash FROM pitwall.sync_state`,
   );
-  return new Map(rows.map((r) => [scopeKey(r.endpoint, r.params), r.response_hash]));
+  const hashes = new Map<string, string>();
+  const known = new Set<string>();
+  for (const r of rows) {
+    const key = scopeKey(r.endpoint, r.params);
+    known.add(key);
+    if (r.response_hash !== null) hashes.set(key, r.response_hash);
+  }
+  return { hashes, known };
 }
 
 export interface ScopeSuccess {
@@ -31,8 +48,10 @@ export interface ScopeSuccess {
  * round trip on the responses (nearly all) that have none.
  */
 export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSuccess): Promise<void> {
-  await db.query(
-    `WITH cleared AS (DELETE FROM pitwall.field_errors WHERE endpoint = $1 AND params = $2)
+  await db.query({
+    // Named: prepared once per connection, not parsed and planned again for each of a sync's scopes.
+    name: 'pitwall_scope_success',
+    text: `WITH cleared AS (DELETE FROM pitwall.field_errors WHERE endpoint = $1 AND params = $2)
      INSERT INTO pitwall.sync_state AS s
        (endpoint, params, last_attempt_at, last_success_at, status, response_hash, item_count, last_error, last_run_id)
      VALUES ($1, $2, now(), now(), 'ok', $3, $4, NULL, $5)
@@ -40,8 +59,8 @@ export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSu
        last_attempt_at = now(), last_success_at = now(), status = 'ok',
        response_hash = EXCLUDED.response_hash, item_count = EXCLUDED.item_count,
        last_error = NULL, last_run_id = EXCLUDED.last_run_id`,
-    [s.endpoint, s.params, s.responseHash, s.itemCount, s.runId],
-  );
+    values: [s.endpoint, s.params, s.responseHash, s.itemCount, s.runId],
+  });
 }
 
 /**
