@@ -3,6 +3,7 @@ import { redact, redactError } from '../secrets.js';
 
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { ApiError, UpstreamDownError } from './errors.js';
+import { httpGet, type Transport } from './http-get.js';
 import { interpretBody, type AttemptOutcome, type Failure } from './interpret-body.js';
 import { buildUrl, canonicalQuery, type QueryParams } from './query.js';
 import { abortableSleep, createRateLimiter } from './rate-limit.js';
@@ -71,7 +72,8 @@ export interface ApiClientOptions {
   /** Attempts started per second across the client; 0 = unlimited. */
   maxRps: number;
   logger: Logger;
-  fetch?: typeof fetch;
+  /** The HTTP GET: httpGet unless given; a fetch fits too (tests wrap one). */
+  fetch?: Transport;
   random?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Milliseconds since the epoch; read for Retry-After dates and rate limiting. */
@@ -122,7 +124,7 @@ function isNetworkFault(err: unknown, depth = 0): boolean {
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const fetchImpl = options.fetch ?? httpGet;
   const sleep = options.sleep ?? abortableSleep;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;

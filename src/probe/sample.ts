@@ -1,5 +1,6 @@
 import { createApiClient, type ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
+import { httpGet, type Transport } from '../api/http-get.js';
 import { canonicalQuery } from '../api/query.js';
 import { isRequestValid } from '../api/schemas/envelope.js';
 import { networkCauseOf, unreachableMessage, type NetworkCause } from '../api/unreachable.js';
@@ -93,7 +94,7 @@ export interface ProbeDeps {
   /** First attempts the probe may send; PROBE_REQUEST_BUDGET unless `--max-requests` raises it. */
   maxRequests?: number;
   logger: Logger;
-  fetch?: typeof fetch;
+  fetch?: Transport;
   signal?: AbortSignal;
 }
 
@@ -101,11 +102,10 @@ export interface ProbeDeps {
  * A fetch that refuses to send more than `firstAttempts` first requests of a URL and `retries`
  * repeats in all: below the client, so nothing it does can exceed them.
  */
-export function budgetedFetch(base: typeof fetch, firstAttempts: number, retries: number): typeof fetch {
+export function budgetedFetch(base: Transport, firstAttempts: number, retries: number): Transport {
   const asked = new Set<string>();
   let repeats = 0;
-  return (input, init) => {
-    const url = input instanceof Request ? input.url : String(input);
+  return (url, init) => {
     if (asked.has(url)) {
       if (repeats >= retries) return Promise.reject(new Error(`the probe's allowance of ${retries} retries is spent`));
       repeats += 1;
@@ -113,7 +113,7 @@ export function budgetedFetch(base: typeof fetch, firstAttempts: number, retries
       if (asked.size >= firstAttempts) return Promise.reject(new Error(`the probe's budget of ${firstAttempts} requests is spent; --max-requests raises it`));
       asked.add(url);
     }
-    return base(input, init);
+    return base(url, init);
   };
 }
 
@@ -124,7 +124,7 @@ export function budgetedFetch(base: typeof fetch, firstAttempts: number, retries
  */
 export async function collectSamples(deps: ProbeDeps): Promise<ProbeSample[]> {
   const budget = deps.maxRequests ?? PROBE_REQUEST_BUDGET;
-  const api = probeClient(deps, budgetedFetch(deps.fetch ?? globalThis.fetch, budget, retryAllowance(budget)));
+  const api = probeClient(deps, budgetedFetch(deps.fetch ?? httpGet, budget, retryAllowance(budget)));
   const seeds = new Map<EndpointName, Seed[]>();
   const samples: ProbeSample[] = [];
   /** Per root endpoint, why it got no HTTP answer, or null when it got one. */
@@ -148,7 +148,7 @@ export async function collectSamples(deps: ProbeDeps): Promise<ProbeSample[]> {
   return samples;
 }
 
-function probeClient(deps: ProbeDeps, f: typeof fetch): ApiClient {
+function probeClient(deps: ProbeDeps, f: Transport): ApiClient {
   return createApiClient({ ...apiClientOptions(deps.config, deps.logger), maxAttempts: Math.min(deps.config.maxAttempts, PROBE_ATTEMPTS), fetch: f });
 }
 

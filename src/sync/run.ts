@@ -1,5 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import { ApiError, UpstreamDownError } from '../api/errors.js';
+import type { Transport } from '../api/http-get.js';
 import { canonicalQuery } from '../api/query.js';
 import { unreachableMessage } from '../api/unreachable.js';
 import type { Config } from '../config.js';
@@ -30,8 +31,8 @@ export type { RunSummary } from './summary.js';
 
 export interface SyncDeps extends RunShellDeps {
   config: Config & { apiKey: string };
-  /** Injected by tests that need to watch or break the transport; the real fetch otherwise. */
-  fetch?: typeof fetch;
+  /** Injected by tests that need to watch or break the transport; httpGet otherwise. */
+  fetch?: Transport;
   /** The clock jobs read "today" and "the current year" from; the wall clock otherwise. */
   now?: () => Date;
 }

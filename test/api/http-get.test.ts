@@ -1,0 +1,100 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { httpGet } from '../../src/api/http-get.js';
+
+const BODY = JSON.stringify({ RequestValid: 1, Rows: Array.from({ length: 2000 }, (_, i) => ({ Id: i, Name: `Driver ${i}` })) });
+
+/** A real server on 127.0.0.1 whose paths answer the ways an upstream can. */
+function server(): http.Server {
+  return http.createServer((req, res) => {
+    const path = req.url?.split('?')[0];
+    if (path === '/gzip') return void res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(BODY));
+    if (path === '/deflate') return void res.writeHead(200, { 'content-encoding': 'deflate' }).end(deflateSync(BODY));
+    if (path === '/deflate-raw') return void res.writeHead(200, { 'content-encoding': 'deflate' }).end(deflateRawSync(BODY));
+    if (path === '/br') return void res.writeHead(200, { 'content-encoding': 'br' }).end('x');
+    if (path === '/cut') {
+      // Promises the whole body, sends a third of it, and drops the connection.
+      res.writeHead(200, { 'content-length': String(BODY.length) });
+      res.write(BODY.slice(0, BODY.length / 3));
+      return void setTimeout(() => res.socket?.destroy(), 20);
+    }
+    if (path === '/slow') {
+      res.writeHead(200, { 'content-length': String(BODY.length) });
+      return void res.write(BODY.slice(0, 100)); // the rest never comes
+    }
+    if (path === '/503') return void res.writeHead(503, { 'retry-after': '7' }).end('<html>busy</html>');
+    res.writeHead(200, { 'content-type': 'application/json' }).end(BODY);
+  });
+}
+
+const text = async (p: Promise<ArrayBuffer>) => Buffer.from(await p).toString('utf8');
+
+describe('httpGet', () => {
+  const srv = server();
+  const sockets = new Set<unknown>();
+  let base = '';
+  beforeAll(async () => {
+    srv.on('connection', (s) => sockets.add(s));
+    srv.listen(0, '127.0.0.1');
+    await once(srv, 'listening');
+    base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    srv.closeAllConnections();
+    await new Promise((resolve) => srv.close(resolve));
+  });
+
+  const get = (path: string, signal = AbortSignal.timeout(5_000)) => httpGet(`${base}${path}`, { signal, headers: { accept: 'application/json' } });
+
+  it('reads a body whole, and decodes one the server compressed (gzip, zlib deflate, raw deflate)', async () => {
+    for (const path of ['/plain', '/gzip', '/deflate', '/deflate-raw']) {
+      const res = await get(path);
+      expect({ path, status: res.status, ok: res.ok }).toEqual({ path, status: 200, ok: true });
+      expect(await text(res.arrayBuffer())).toBe(BODY);
+    }
+  });
+
+  it('reuses one kept-alive connection for requests one after another', async () => {
+    sockets.clear();
+    for (let i = 0; i < 5; i++) await (await get('/plain')).arrayBuffer();
+    expect(sockets.size).toBe(1);
+  });
+
+  it('gives the status and headers of an error page, and frees its connection when cancelled', async () => {
+    const res = await get('/503');
+    expect([res.status, res.ok, res.headers.get('Retry-After'), res.headers.get('x-none')]).toEqual([503, false, '7', null]);
+    await res.body?.cancel();
+    expect(await text((await get('/plain')).arrayBuffer())).toBe(BODY);
+  });
+
+  it('rejects a body the connection dropped half-way as a reset, a network fault the client retries', async () => {
+    const res = await get('/cut');
+    await expect(res.arrayBuffer()).rejects.toMatchObject({ code: 'ECONNRESET' });
+  });
+
+  it('stops reading when its signal fires mid-body', async () => {
+    const started = performance.now();
+    const res = await get('/slow', AbortSignal.timeout(300));
+    await expect(res.arrayBuffer()).rejects.toThrow();
+    expect(performance.now() - started).toBeLessThan(4_000);
+  });
+
+  it('refuses an encoding it did not ask for, and a scheme other than http and https', async () => {
+    await expect((await get('/br')).arrayBuffer()).rejects.toThrow(/Content-Encoding "br"/);
+    await expect(httpGet('ftp://127.0.0.1/x', { signal: AbortSignal.timeout(1_000), headers: {} })).rejects.toThrow(/not ftp:/);
+  });
+
+  it('fails with the socket error when nothing listens (classified as refused by the client)', async () => {
+    const closed = http.createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    await expect(httpGet(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2_000), headers: {} })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+});
