@@ -8,6 +8,7 @@ import { createSilentLogger } from '../src/log.js';
 import { createWorld } from '../src/simulator/world/index.js';
 import type { Scale } from '../src/simulator/world/types.js';
 import { rowsWritten } from '../src/sync/counters.js';
+import { runRebuild, type RebuildDeps } from '../src/sync/rebuild.js';
 import { runSync, type RunSummary } from '../src/sync/run.js';
 
 import { startSimulatorProcess, type SimulatorProcess } from './lib/child.js';
@@ -63,6 +64,23 @@ export interface NoopFigures {
   bareFetchToFloor: number;
 }
 
+/**
+ * `pitwall rebuild` of the same warehouse right after the syncs: every kept body parsed and
+ * loaded again through the sync's load path, nothing sent upstream. The tables already hold what
+ * the bodies give, so every row is compared and none is written: the CPU of re-deriving the
+ * warehouse, without the upstream's latency or the simulator.
+ */
+export interface RebuildFigures {
+  status: string;
+  scopes: number;
+  /** Rows the rebuild derived and compared (inserted + updated + unchanged, every table). */
+  rows: number;
+  rowsWritten: number;
+  wallMs: number;
+  cpuMs: { pitwall: number; postgres: number | null };
+  cpuPer100kRows: { pitwall: number; postgres: number | null };
+}
+
 interface RequestLog {
   total: number;
   byPath: Record<string, number>;
@@ -116,17 +134,38 @@ async function bareFetch(sim: SimulatorProcess, paths: string[], concurrency: nu
   return wallMs;
 }
 
+/** A rebuild of the warehouse the syncs left (see RebuildFigures). */
+async function rebuildOnce(pool: ReturnType<typeof createPool>, config: RebuildDeps['config'], simulatorPid: number): Promise<RebuildFigures> {
+  const cpu = cpuSplit(simulatorPid);
+  const started = performance.now();
+  const summary = await runRebuild({ pool, config, logger: createSilentLogger() });
+  const wallMs = Math.round(performance.now() - started);
+  const { pitwall, postgres } = cpu();
+  if (summary.status !== 'succeeded') throw new Error(`the benchmark's rebuild ${summary.status}: ${summary.error ?? 'no error recorded'}`);
+  const rows = Object.values(summary.tables).reduce((n, c) => n + (c ? c.inserted + c.updated + c.unchanged : 0), 0);
+  const per100k = (ms: number | null) => (ms === null || rows === 0 ? null : Math.round((ms * 100_000) / rows));
+  return {
+    status: summary.status,
+    scopes: summary.scopes.loaded,
+    rows,
+    rowsWritten: rowsWritten(summary.tables),
+    wallMs,
+    cpuMs: { pitwall, postgres },
+    cpuPer100kRows: { pitwall: per100k(pitwall) ?? 0, postgres: per100k(postgres) },
+  };
+}
+
 /**
  * Two full syncs of one world, as `pitwall sync` runs them (loadConfig, a pool of concurrency +
  * 2 connections), against a simulator in its own process that answers every request after
  * `latencyMs`: the first into an empty database, the second right after, with nothing changed
  * upstream. Their floor is `requests × latency / concurrency`: the time the requests alone
- * take when `concurrency` of them are always in flight.
+ * take when `concurrency` of them are always in flight. Then a rebuild of what they loaded.
  */
 export async function benchEndToEnd(
   server: string,
   opts: { scale: Scale; latencyMs: number; concurrency: number },
-): Promise<{ e2e: E2eFigures; noop: NoopFigures }> {
+): Promise<{ e2e: E2eFigures; noop: NoopFigures; rebuild: RebuildFigures }> {
   const minimum = minimumRequests(createWorld({ seed: BENCH_SEED, scale: opts.scale }).truth());
   const [db, sim] = await Promise.all([
     createBenchDatabase(server, 'e2e', 1),
@@ -162,6 +201,7 @@ export async function benchEndToEnd(
     const first = await sync();
     const second = await sync();
     const bareFetchWallMs = await bareFetch(sim, Object.keys(second.log.byPath), opts.concurrency);
+    const rebuild = await rebuildOnce(pool, config, sim.pid);
     return {
       e2e: {
         scale: opts.scale,
@@ -191,6 +231,7 @@ export async function benchEndToEnd(
         bareFetchWallMs,
         bareFetchToFloor: ratio(bareFetchWallMs, second.floorMs),
       },
+      rebuild,
     };
   } finally {
     await pool.end();

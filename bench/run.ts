@@ -65,7 +65,7 @@ const server = serverUrl(process.env);
 const startLoad = loadavg()[0] ?? 0;
 const startedAt = new Date().toISOString();
 const log = (text: string) => process.stderr.write(`${text}\n`);
-const sections: Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'memory' | 'embedded'> = {};
+const sections: Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded'> = {};
 
 if (only.has('loader')) {
   log(`loader: building ${sizes.rows} result rows from the simulator...`);
@@ -75,14 +75,14 @@ if (only.has('loader')) {
   sections.loader = await benchLoader(server, rows, { repetitions: sizes.repetitions, naiveRows: sizes.naiveRows });
 }
 if (only.has('e2e')) {
-  log(`e2e: two full syncs of the ${sizes.e2eScale} world in a child process...`);
-  const { e2e, noop } = await runBenchChild<Awaited<ReturnType<typeof benchEndToEnd>>>('bench/lib/e2e-process.ts', [
+  log(`e2e: two full syncs of the ${sizes.e2eScale} world, then a rebuild, in a child process...`);
+  const { e2e, noop, rebuild } = await runBenchChild<Awaited<ReturnType<typeof benchEndToEnd>>>('bench/lib/e2e-process.ts', [
     server,
     sizes.e2eScale,
     String(LATENCY_MS),
     String(CONCURRENCY),
   ]);
-  Object.assign(sections, { e2e, noop });
+  Object.assign(sections, { e2e, noop, rebuild });
 }
 if (only.has('memory')) {
   log(`memory: pitwall sync of the ${sizes.memoryScale} world in a child process${values.quick ? '' : ' (compiling it first)'}...`);

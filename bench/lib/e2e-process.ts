@@ -1,7 +1,7 @@
 /**
  * Child-process entry for the end-to-end section (see runBenchChild): two full syncs, as
  * benchEndToEnd runs them, in a process that has done nothing else. Arguments: server URL,
- * scale, latency in ms, concurrency. Prints `{ e2e, noop }` as one JSON line.
+ * scale, latency in ms, concurrency. Prints `{ e2e, noop, rebuild }` as one JSON line.
  */
 import type { Scale } from '../../src/simulator/world/types.js';
 import { benchEndToEnd } from '../e2e.js';
