@@ -112,7 +112,8 @@ const NETWORK_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
 ]);
-// undici reports a dropped connection as "fetch failed" (before headers) or "terminated" (mid-body).
+// node:http reports a dropped connection as "socket hang up"; a fetch standing in for httpGet (a
+// test's) as "fetch failed" (before headers) or "terminated" (mid-body).
 const NETWORK_MESSAGE = /fetch failed|terminated|socket hang up|other side closed|ECONNRESET/i;
 
 /** True for a connection-level fault, looking through the `cause` chain undici builds. */

@@ -42,7 +42,9 @@ function removeClustersOf(parent: string): void {
   for (const name of existsSync(CLUSTERS_DIR) ? readdirSync(CLUSTERS_DIR) : []) {
     const home = join(CLUSTERS_DIR, name);
     const owner = existsSync(join(home, 'warehouse-dir')) ? readFileSync(join(home, 'warehouse-dir'), 'utf8') : '';
-    if (owner.startsWith(`${parent}/`)) rmSync(home, { recursive: true, force: true });
+    // Retried: another test file's embedded open may be sweeping the same directory right now
+    // (writing its orphan mark), which makes one recursive removal find it not yet empty.
+    if (owner.startsWith(`${parent}/`)) rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
@@ -64,8 +66,8 @@ describe('a warehouse directory inside a mode-700 directory', () => {
   });
   afterAll(async () => {
     await sim?.close();
-    rmSync(parent, { recursive: true, force: true });
     removeClustersOf(realpathSync(tmpdir()) + parent.slice(tmpdir().length));
+    rmSync(parent, { recursive: true, force: true });
   });
 
   it('opens, syncs and closes, its cluster where its postgres link says, and no directory opened to others', async () => {
@@ -145,8 +147,9 @@ describe('the orphan sweep', () => {
 describe('a warehouse directory moved inside a mode-700 directory', () => {
   const parent = realpathSync(mkdtempSync(join(tmpdir(), 'pitwall-private-moved-')));
   afterAll(() => {
-    rmSync(parent, { recursive: true, force: true });
+    // The clusters first: with the directory gone first, they would be orphans for other sweeps to mark.
     removeClustersOf(parent);
+    rmSync(parent, { recursive: true, force: true });
   });
 
   it('keeps its data when another warehouse is opened before the moved directory is', async () => {
