@@ -1,5 +1,4 @@
 import type { Logger } from '../log.js';
-import { redact, redactError } from '../secrets.js';
 
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { ApiError, UpstreamDownError } from './errors.js';
@@ -7,7 +6,7 @@ import { httpGet, type Transport } from './http-get.js';
 import { interpretBody, type AttemptOutcome, type Failure } from './interpret-body.js';
 import { buildUrl, canonicalQuery, type QueryParams } from './query.js';
 import { abortableSleep, createRateLimiter } from './rate-limit.js';
-import { parseRetryAfterMs } from './retry-after.js';
+import { sendRequest } from './send.js';
 
 export type ApiResult =
   /**
@@ -97,35 +96,8 @@ export interface ApiClient {
   readonly consecutiveFailures: number;
 }
 
-const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
-const NETWORK_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
-// node:http reports a dropped connection as "socket hang up"; a fetch standing in for httpGet (a
-// test's) as "fetch failed" (before headers) or "terminated" (mid-body).
-const NETWORK_MESSAGE = /fetch failed|terminated|socket hang up|other side closed|ECONNRESET/i;
-
-/** True for a connection-level fault, looking through the `cause` chain undici builds. */
-function isNetworkFault(err: unknown, depth = 0): boolean {
-  if (!(err instanceof Error) || depth > 4) return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
-  return NETWORK_MESSAGE.test(err.message) || isNetworkFault(err.cause, depth + 1);
-}
-
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const fetchImpl = options.fetch ?? httpGet;
+  const transport = options.fetch ?? httpGet;
   const sleep = options.sleep ?? abortableSleep;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
@@ -147,50 +119,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   ): Promise<AttemptOutcome> {
     const received = await slot(async () => {
       await limiter.acquire(callerSignal);
-      return send(url, shownUrl, event, callerSignal);
+      return sendRequest(transport, url, {
+        shownUrl,
+        timeoutMs: options.timeoutMs,
+        callerSignal,
+        secrets,
+        now,
+        done: (status, durationMs) => observer?.onRequest?.({ ...event, status, durationMs }),
+      });
     });
     return 'bytes' in received ? interpretBody(received.bytes, { shownUrl, attempts: event.attempt, known, secrets }) : received;
-  }
-
-  /** One request and its body's bytes, or the failure. */
-  async function send(
-    url: string,
-    shownUrl: string,
-    event: Omit<RequestEvent, 'status' | 'durationMs'>,
-    callerSignal: AbortSignal | undefined,
-  ): Promise<{ bytes: Uint8Array } | { failure: Failure }> {
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
-    const started = performance.now();
-    let status: number | null = null;
-    let bytes: Uint8Array;
-    try {
-      const res = await fetchImpl(url, { signal, headers: { accept: 'application/json' } });
-      status = res.status;
-      if (!res.ok) {
-        // Free the connection without reading an error page we have no use for.
-        await res.body?.cancel().catch(() => undefined);
-        const retryable = RETRYABLE_STATUS.has(res.status);
-        const retryAfterMs = parseRetryAfterMs(res.headers.get('retry-after'), new Date(now()));
-        const message = `GET ${shownUrl} failed: HTTP ${res.status}`;
-        return { failure: { kind: 'http', retryable, status: res.status, retryAfterMs, message } };
-      }
-      bytes = new Uint8Array(await res.arrayBuffer());
-    } catch (err) {
-      // The caller's abort ends the request at once, whatever else is going on.
-      if (callerSignal?.aborted) throw callerSignal.reason;
-      const cause = redactError(err, secrets);
-      if (timeout.aborted) {
-        const message = `GET ${shownUrl} timed out after ${options.timeoutMs} ms`;
-        return { failure: { kind: 'timeout', retryable: true, message, cause } };
-      }
-      const detail = redact(err instanceof Error ? err.message : String(err), secrets);
-      const message = `GET ${shownUrl} failed: ${detail}`;
-      return { failure: { kind: 'network', retryable: isNetworkFault(err), message, cause } };
-    } finally {
-      observer?.onRequest?.({ ...event, status, durationMs: performance.now() - started });
-    }
-    return { bytes };
   }
 
   /** Milliseconds to wait before the next attempt, or null to give up now. */
