@@ -29,12 +29,6 @@ export interface ProcessContext {
   counters: RunCounters;
   /** Last good response hash per scope, loaded at the start of the run and kept current. */
   hashes: Map<string, string>;
-  /**
-   * Every scope pitwall.sync_state had a row for when the run started (RecordedScopes.known),
-   * kept current. A scope outside it has never committed a row, which makes its first load
-   * cheaper (see load). Without it every scope is taken as loaded before.
-   */
-  recorded?: Set<string>;
   /** Where unchanged scopes are recorded, in batches. */
   touches: ScopeTouches;
   logger: Logger;
@@ -104,8 +98,7 @@ export async function processResponse(
   const { toLoad, known } = withoutKnownDimensions(ctx, extracted);
   const kept = compressing && { body: await compressing, versions: ctx.keepResponses ?? 1 };
 
-  const first = ctx.recorded !== undefined && !ctx.recorded.has(key);
-  const scope = { query, first, hash, bodyHash };
+  const scope = { query, hash, bodyHash };
   const committed = await withTransaction(ctx.pool, (client) => load(client, ctx.runId, ep, params, scope, toLoad, kept), {
     signal: ctx.signal,
     onRetry: (err, attempt) =>
@@ -118,7 +111,6 @@ export async function processResponse(
   ctx.counters.merge(committed);
   ctx.counters.scopes.loaded += 1;
   ctx.hashes.set(key, hash);
-  ctx.recorded?.add(key);
   return extracted.seeds;
 }
 
@@ -177,8 +169,6 @@ function withoutKnownDimensions(ctx: ProcessContext, extracted: Extracted): { to
 /** The request a response answered, as `load` writes it. */
 interface LoadedScope {
   query: string;
-  /** Never loaded before (no pitwall.sync_state row): none of the rows it covers is stored. */
-  first: boolean;
   /** The scope's hash (overrides included) and the body's own, for sync_state and the kept body. */
   hash: string;
   bodyHash: string;
@@ -195,17 +185,20 @@ async function load(
 ): Promise<RunCounters> {
   const local = new RunCounters();
   const { query } = scope;
+  // First, so that a first load (no sync_state row yet) is known before anything is written;
+  // it also clears the scope's earlier field errors, so this response's are inserted after it.
+  const first = await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: scope.hash, itemCount: extracted.itemCount, runId });
   for (const table of LOAD_ORDER) {
     const rows = extracted.rows[table];
     if (!rows?.length) continue;
     // A dimension row (a driver) is written by many scopes, so even a first scope may find it stored.
     const dimension = DIMENSION_TABLES.has(table);
-    local.add(table, await upsertRows(client, warehouseTables[table], rows, { runId, compareRaw: !dimension, fresh: scope.first && !dimension }));
+    local.add(table, await upsertRows(client, warehouseTables[table], rows, { runId, compareRaw: !dimension, fresh: first && !dimension }));
   }
   for (const s of extracted.scopes) {
     // A first load of a request has nothing stored that its response could lack, when only
     // that request writes the scope's rows.
-    if (scope.first && s.byRequest) continue;
+    if (first && s.byRequest) continue;
     const present = extracted.rows[s.table] ?? [];
     const deleted = await markMissingDeleted(client, warehouseTables[s.table], s.where, present, { runId });
     local.add(s.table, { deleted });
@@ -214,8 +207,6 @@ async function load(
   await insertRejects(client, { runId, endpoint: ep.name, params: query }, extracted.rejects);
   local.add(ep.rejectTable, { rejected: extracted.rejects.length });
   for (const e of extracted.fieldErrors) local.add(e.table, { fieldErrors: 1 });
-  // Clears the scope's earlier field errors too, so this response's are inserted after it.
-  await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: scope.hash, itemCount: extracted.itemCount, runId });
   await insertFieldErrors(client, { runId, endpoint: ep.name, params: query }, extracted.fieldErrors);
   if (kept) await keepResponse(client, { endpoint: ep.name, params: query, runId, responseHash: scope.bodyHash }, kept.body, kept.versions);
   return local;

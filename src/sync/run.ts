@@ -23,7 +23,7 @@ import { loadDrift } from './shape/load.js';
 import { driftCounts } from './shape/report.js';
 import { ShapeTracker } from './shape/tracker.js';
 import { insertBodyReject } from './sql/rejects.js';
-import { loadRecordedScopes, recordScopeFailure, ScopeTouches } from './sql/sync-state.js';
+import { loadResponseHashes, recordScopeFailure, ScopeTouches } from './sql/sync-state.js';
 import type { RunSummary } from './summary.js';
 import { walk, type WalkPlan } from './walk.js';
 
@@ -117,13 +117,11 @@ async function execute(deps: SyncDeps, options: SyncOptions, job: JobName, run: 
 
 async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext): Promise<SyncRun> {
   const { runId, counters, logger, scopes } = run;
-  const recorded = await loadRecordedScopes(deps.pool);
   const ctx: ProcessContext = {
     pool: deps.pool,
     runId,
     counters,
-    hashes: recorded.hashes,
-    recorded: recorded.known,
+    hashes: await loadResponseHashes(deps.pool),
     touches: new ScopeTouches(deps.pool, runId),
     dimensions: new DimensionCache(),
     keepResponses: deps.config.keepResponses,

@@ -6,31 +6,14 @@ import { storableText } from '../extract/storable.js';
 /** Request scopes are identified by endpoint name plus the canonical query without the key. */
 export const scopeKey = (endpoint: string, params: string): string => `${endpoint}?${params}`;
 
-/** What pitwall.sync_state says of every scope when a run starts. */
-export interface RecordedScopes {
-  /** The last successful response's hash per scope, to skip identical responses. */
-  hashes: Map<string, string>;
-  /**
-   * Every scope with a row, whatever its status. Rows reach the warehouse only in the
-   * transaction that writes their scope's row (recordScopeSuccess), and nothing deletes one, so
-   * a scope outside this set has never committed a row.
-   */
-  known: Set<string>;
-}
-
-export async function loadRecordedScopes(db: pg.Pool | pg.ClientBase): Promise<RecordedScopes> {
-  const { rows } = await queryWithRetry<{ endpoint: string; params: string; response_hash: string | null }>(
+/** Hashes of the last successful response per scope, to skip identical responses. */
+export async function loadResponseHashes(db: pg.Pool | pg.ClientBase): Promise<Map<string, string>> {
+  const { rows } = await queryWithRetry<{ endpoint: string; params: string; response_hash: string }>(
     db,
-    `SELECT endpoint, params, CASE WHEN status = 'ok' THEN response_hash END AS response_hash FROM pitwall.sync_state`,
+    `SELECT endpoint, params, response_hash FROM pitwall.sync_state
+      WHERE status = 'ok' AND response_hash IS NOT NULL`,
   );
-  const hashes = new Map<string, string>();
-  const known = new Set<string>();
-  for (const r of rows) {
-    const key = scopeKey(r.endpoint, r.params);
-    known.add(key);
-    if (r.response_hash !== null) hashes.set(key, r.response_hash);
-  }
-  return { hashes, known };
+  return new Map(rows.map((r) => [scopeKey(r.endpoint, r.params), r.response_hash]));
 }
 
 export interface ScopeSuccess {
@@ -46,9 +29,14 @@ export interface ScopeSuccess {
  * also clears the scope's `pitwall.field_errors`, which the response just loaded replaces (its
  * own are inserted after this, see insertFieldErrors): one statement, so the clearing costs no
  * round trip on the responses (nearly all) that have none.
+ *
+ * Returns true when the scope had no row: its first load. Rows reach the warehouse only in the
+ * transaction that writes their scope's row, and nothing deletes one, so no row of such a scope
+ * is stored. Run first in the transaction, it settles that for a concurrent load of the same
+ * scope too: that one waits on this row until this transaction ends, and then finds it.
  */
-export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSuccess): Promise<void> {
-  await db.query({
+export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSuccess): Promise<boolean> {
+  const { rows } = await db.query<{ first: boolean }>({
     // Named: prepared once per connection, not parsed and planned again for each of a sync's scopes.
     name: 'pitwall_scope_success',
     text: `WITH cleared AS (DELETE FROM pitwall.field_errors WHERE endpoint = $1 AND params = $2)
@@ -58,9 +46,11 @@ export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSu
      ON CONFLICT (endpoint, params) DO UPDATE SET
        last_attempt_at = now(), last_success_at = now(), status = 'ok',
        response_hash = EXCLUDED.response_hash, item_count = EXCLUDED.item_count,
-       last_error = NULL, last_run_id = EXCLUDED.last_run_id`,
+       last_error = NULL, last_run_id = EXCLUDED.last_run_id
+     RETURNING s.xmax = 0 AS first`,
     values: [s.endpoint, s.params, s.responseHash, s.itemCount, s.runId],
   });
+  return rows[0]?.first === true;
 }
 
 /**
