@@ -57,7 +57,7 @@ function readBody(res: http.IncomingMessage): Promise<ArrayBuffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (chunk: Buffer) => chunks.push(chunk));
-    res.once('error', reject);
+    res.on('error', reject);
     res.once('close', () => {
       if (!res.complete) reject(Object.assign(new Error('the connection closed before the body ended'), { code: 'ECONNRESET' }));
     });
@@ -109,5 +109,6 @@ export const httpGet: Transport = (url, { signal, headers }) =>
         body: { cancel: async () => undefined },
       });
     });
-    req.once('error', reject);
+    // Kept for the request's whole life: an error after the response began must not go unhandled.
+    req.on('error', reject);
   });
