@@ -28,6 +28,7 @@ function server(ports: number[]): http.Server {
       res.writeHead(200, { 'content-length': String(BODY.length) });
       return void res.write(BODY.slice(0, 100)); // the rest never comes
     }
+    if (path === '/late') return void setTimeout(() => res.writeHead(200).end(BODY), 5_000);
     if (path === '/503') return void res.writeHead(503, { 'retry-after': '7' }).end('<html>busy</html>');
     res.writeHead(200, { 'content-type': 'application/json' }).end(BODY);
   });
@@ -66,6 +67,11 @@ describe('httpGet', () => {
     expect(ports).toHaveLength(5);
     expect(new Set(ports).size).toBe(1);
   });
+
+  it('waits for an answer slower than the idle timeout of its kept-alive connections', async () => {
+    const res = await get('/late', AbortSignal.timeout(10_000));
+    expect(await text(res.arrayBuffer())).toBe(BODY);
+  }, 15_000);
 
   it('gives the status and headers of an error page, and frees its connection when cancelled', async () => {
     const res = await get('/503');
