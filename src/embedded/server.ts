@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import pg from 'pg';
 
@@ -191,6 +192,9 @@ function startError(layout: Layout, said: string, log: string): EmbeddedServerEr
   return new EmbeddedServerError(`the embedded PostgreSQL in ${layout.data} did not start: ${cause}`, `see the server's log, ${logFile}`, `${said}\n${log}`);
 }
 
+const LEAVE_CHECKS = 10;
+const LEAVE_CHECK_MS = 100;
+
 /** Stops the server unless another pitwall process or another client (psql, a BI tool) uses it. */
 async function leave(layout: Layout, url: string): Promise<void> {
   unregisterClient(layout.dir);
@@ -198,10 +202,17 @@ async function leave(layout: Layout, url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
   try {
     await client.connect();
-    const { rows } = await client.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
-    );
-    if ((rows[0]?.n ?? 0) > 0) return;
+    // A client that has just disconnected (this process's own pool, a BI tool logging out) keeps
+    // its backend in pg_stat_activity for the moment the backend takes to exit: asked again for
+    // up to a second before the server is taken to be in use and left running.
+    for (let attempt = 1; ; attempt += 1) {
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+      );
+      if ((rows[0]?.n ?? 0) === 0) break;
+      if (attempt === LEAVE_CHECKS) return;
+      await sleep(LEAVE_CHECK_MS);
+    }
   } catch {
     // Not reachable: nothing to stop, or pg_ctl below says why.
   } finally {
