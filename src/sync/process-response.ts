@@ -193,7 +193,7 @@ async function load(
     if (!rows?.length) continue;
     // A dimension row (a driver) is written by many scopes, so even a first scope may find it stored.
     const dimension = DIMENSION_TABLES.has(table);
-    local.add(table, await upsertRows(client, warehouseTables[table], rows, { runId, compareRaw: !dimension, fresh: first && !dimension }));
+    local.add(table, await upsertRows(client, warehouseTables[table], rows, { runId, compareRaw: !dimension, firstLoad: first && !dimension }));
   }
   for (const s of extracted.scopes) {
     // A first load of a request has nothing stored that its response could lack, when only

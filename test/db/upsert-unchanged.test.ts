@@ -46,14 +46,14 @@ describe('a second identical load', () => {
     expect(second._run_id).toBe('4');
   });
 
-  it('gives the same outcome for a batch loaded as fresh (no probe for identical rows), writing no new row version', async () => {
-    // `fresh` is for a scope never loaded; were rows there after all, ON CONFLICT still judges them.
+  it('gives the same outcome for a batch of a first load (no probe for identical rows), writing no new row version', async () => {
+    // `firstLoad` is for a scope never loaded; were rows there after all, ON CONFLICT still judges them.
     const batch = rows.slice(0, 300).map((r) => ({ ...r, event_id: r.event_id + 5000 }));
-    expect(await upsertRows(client, results, batch, { runId: 5, fresh: true })).toEqual({ inserted: 300, updated: 0, unchanged: 0 });
+    expect(await upsertRows(client, results, batch, { runId: 5, firstLoad: true })).toEqual({ inserted: 300, updated: 0, unchanged: 0 });
     const xmins = () => client.query<{ x: string }>('SELECT string_agg(xmin::text, \',\' ORDER BY event_id, row_index) AS x FROM mrp.results WHERE event_id > 5000');
     const before = (await xmins()).rows[0]?.x;
     const changed = batch.map((r, i) => (i === 7 ? { ...r, finish: 77 } : r));
-    expect(await upsertRows(client, results, changed, { runId: 6, fresh: true })).toEqual({ inserted: 0, updated: 1, unchanged: 299 });
+    expect(await upsertRows(client, results, changed, { runId: 6, firstLoad: true })).toEqual({ inserted: 0, updated: 1, unchanged: 299 });
     const after = (await xmins()).rows[0]?.x?.split(',');
     const old = before?.split(',');
     expect(after?.filter((x, i) => x !== old?.[i])).toHaveLength(1);

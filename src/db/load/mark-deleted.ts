@@ -2,6 +2,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 
 import { DatabaseError } from '../errors.js';
+import { prepared, type PreparedStatement } from '../prepared.js';
 
 import { arrayParamSql, encodeArray, wireKind } from './binary-array.js';
 import type { LoadRow } from './load-row.js';
@@ -15,15 +16,8 @@ import { columnType, quoteIdent, tableMeta, type TableMeta } from './table-meta.
  */
 export type DeletionScope = Record<string, ReadonlyArray<string | number>>;
 
-/** A prepared statement: named, so that each connection parses and plans it once (see upsert.ts). */
-interface Statement {
-  name: string;
-  text: string;
-}
-
 // Per table, per scope shape (its column names, in order): the statement.
-const statements = new WeakMap<PgTable, Map<string, Statement>>();
-let statementCount = 0;
+const statements = new WeakMap<PgTable, Map<string, PreparedStatement>>();
 
 /**
  * `UPDATE ... SET _deleted_at = now()` over the live rows of the scope, and with `withPresent`
@@ -31,7 +25,7 @@ let statementCount = 0;
  * unnested, so the whole response is one statement whatever its size).
  * Parameters: $1 run id, then one per scope column, then one per key column.
  */
-function statement(table: PgTable, meta: TableMeta, scopeColumns: readonly string[], withPresent: boolean): Statement {
+function statement(table: PgTable, meta: TableMeta, scopeColumns: readonly string[], withPresent: boolean): PreparedStatement {
   const cacheKey = `${withPresent ? 'missing' : 'all'}:${scopeColumns.join(',')}`;
   let byShape = statements.get(table);
   if (!byShape) {
@@ -55,9 +49,9 @@ function statement(table: PgTable, meta: TableMeta, scopeColumns: readonly strin
     conditions.push(`(${keys.map((k) => `t.${k}`).join(', ')}) NOT IN (SELECT * FROM unnest(${arrays.join(', ')}))`);
   }
   const text = `UPDATE ${meta.qualifiedName} AS t SET "_deleted_at" = now(), "_run_id" = $1::bigint WHERE ${conditions.join(' AND ')}`;
-  const prepared = { name: `pitwall_mark_deleted_${++statementCount}`, text };
-  byShape.set(cacheKey, prepared);
-  return prepared;
+  const named = prepared(text);
+  byShape.set(cacheKey, named);
+  return named;
 }
 
 function scopeParams(meta: TableMeta, scope: DeletionScope): { columns: string[]; values: Buffer[] } | null {
@@ -91,8 +85,8 @@ async function mark(client: pg.ClientBase, table: PgTable, scope: DeletionScope,
       values.push(encodeArray(keys, wireKind(type), type, k));
     }
   }
-  const prepared = statement(table, meta, params.columns, present !== null);
-  const result = await client.query({ name: prepared.name, text: prepared.text, values });
+  const named = statement(table, meta, params.columns, present !== null);
+  const result = await client.query({ name: named.name, text: named.text, values });
   return result.rowCount ?? 0;
 }
 

@@ -1,6 +1,8 @@
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 
+import { prepared, type PreparedStatement } from '../prepared.js';
+
 import { encodeArray, encodeJsonArray, wireArrayType, wireKind, type WireKind } from './binary-array.js';
 import { gatherColumns, keyOrder } from './key-order.js';
 import type { LoadCounts, LoadRow } from './load-row.js';
@@ -23,13 +25,7 @@ interface InputColumn {
 }
 
 interface UpsertPlan {
-  /**
-   * The prepared statement's name. A sync runs the same few statements thousands of times, one
-   * scope at a time: prepared once per connection, they are no longer parsed and planned for
-   * each (PostgreSQL's CPU for a first sync of the medium world: about 11 % less).
-   */
-  name: string;
-  text: string;
+  statement: PreparedStatement;
   /** Input columns in parameter order: keys, content, then raw. */
   inputs: InputColumn[];
   /** Their names, in the same order. */
@@ -40,7 +36,7 @@ interface UpsertPlan {
 interface UpsertMode {
   compareRaw: boolean;
   /** The rows' scope has never been loaded: no identical stored row to skip, so no probe for one. */
-  fresh: boolean;
+  firstLoad: boolean;
 }
 
 const plans = new WeakMap<PgTable, Map<string, UpsertPlan>>();
@@ -63,14 +59,14 @@ const plans = new WeakMap<PgTable, Map<string, UpsertPlan>>();
  *   Its OFFSET 0 keeps it a per-row probe of the primary key: as an anti-join, a table that
  *   grew inside the loading transaction (a first load: statistics still say empty) was hashed
  *   whole by sequential scan for every chunk, and each chunk got slower than the last.
- *   A `fresh` batch (its scope never loaded) leaves the probe out: it would find nothing, at a
+ *   A first load's batch (its scope never loaded) leaves the probe out: it would find nothing, at a
  *   fifth of the statement's cost, and ON CONFLICT still judges a row that is there after all.
  * - The ON CONFLICT WHERE repeats the comparison against the row as locked, so a row changed
  *   by a concurrent transaction after our snapshot is still compared with what is really there.
  * - `xmax = 0` holds only for a tuple this statement inserted (an updated row carries our xid as
  *   the locker), the standard way to tell the two apart in RETURNING.
  */
-function buildPlan(meta: TableMeta, { compareRaw, fresh }: UpsertMode, statementName: string): UpsertPlan {
+function buildPlan(meta: TableMeta, { compareRaw, firstLoad }: UpsertMode): UpsertPlan {
   const type = new Map(meta.columns.map((c) => [c.name, c.sqlType]));
   const inputs = [...meta.keyColumns, ...meta.contentColumns, 'raw'].map((name) => {
     const sqlType = type.get(name) ?? 'text';
@@ -86,7 +82,7 @@ function buildPlan(meta: TableMeta, { compareRaw, fresh }: UpsertMode, statement
   const sameKey = keys.map((k) => `c.${k} = u.${k}`).join(' AND ');
   const tuple = (alias: string) => `(${compared.map((c) => `${alias}.${c}`).join(', ')})`;
   const updates = [...meta.contentColumns.map(quoteIdent), '"raw"', '"_run_id"'].map((c) => `${c} = excluded.${c}`);
-  const skipIdentical = fresh
+  const skipIdentical = firstLoad
     ? ''
     : `
    WHERE NOT EXISTS (
@@ -104,10 +100,8 @@ function buildPlan(meta: TableMeta, { compareRaw, fresh }: UpsertMode, statement
   RETURNING t.xmax = 0 AS inserted
 )
 SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated FROM written`;
-  return { name: statementName, text, inputs, names: inputs.map((c) => c.name) };
+  return { statement: prepared(text), inputs, names: inputs.map((c) => c.name) };
 }
-
-let planCount = 0;
 
 function planFor(table: PgTable, mode: UpsertMode): UpsertPlan {
   let byMode = plans.get(table);
@@ -115,12 +109,10 @@ function planFor(table: PgTable, mode: UpsertMode): UpsertPlan {
     byMode = new Map();
     plans.set(table, byMode);
   }
-  const modeKey = `${mode.compareRaw}:${mode.fresh}`;
+  const modeKey = `${mode.compareRaw}:${mode.firstLoad}`;
   let plan = byMode.get(modeKey);
   if (!plan) {
-    // Unique in the process, and the text behind a name never changes: node-postgres refuses a
-    // name it has prepared on a connection with another text.
-    plan = buildPlan(tableMeta(table), mode, `pitwall_upsert_${++planCount}`);
+    plan = buildPlan(tableMeta(table), mode);
     byMode.set(modeKey, plan);
   }
   return plan;
@@ -161,18 +153,18 @@ function parameters(plan: UpsertPlan, rows: readonly LoadRow[], runId: number): 
  * upstream to render the same driver slightly differently in two places, comparing `raw` would
  * rewrite the row back and forth on every run.
  *
- * `fresh: true` says no row of the batch's scope has ever been stored (its scope has no
+ * `firstLoad: true` says no row of the batch's scope has ever been stored (its scope had no
  * pitwall.sync_state row); the result is the same either way, only the cost differs.
  */
 export async function upsertRows(
   client: pg.ClientBase,
   table: PgTable,
   rows: readonly LoadRow[],
-  opts: { runId: number; compareRaw?: boolean; fresh?: boolean },
+  opts: { runId: number; compareRaw?: boolean; firstLoad?: boolean },
 ): Promise<LoadCounts> {
   const counts: LoadCounts = { inserted: 0, updated: 0, unchanged: 0 };
   if (rows.length === 0) return counts;
-  const plan = planFor(table, { compareRaw: opts.compareRaw ?? true, fresh: opts.fresh ?? false });
+  const plan = planFor(table, { compareRaw: opts.compareRaw ?? true, firstLoad: opts.firstLoad ?? false });
   const keyColumns = tableMeta(table).keyColumns;
   const order = keyOrder(gatherColumns(rows, keyColumns), keyColumns);
   const total = order === null ? rows.length : order.length;
@@ -180,7 +172,7 @@ export async function upsertRows(
     parameters(plan, chunkRows(rows, order, start, Math.min(total, start + UPSERT_CHUNK_ROWS)), opts.runId);
   let params = chunkParams(0);
   for (let start = 0; start < total; start += UPSERT_CHUNK_ROWS) {
-    const pending = client.query<{ inserted: number; updated: number }>({ name: plan.name, text: plan.text, values: params });
+    const pending = client.query<{ inserted: number; updated: number }>({ name: plan.statement.name, text: plan.statement.text, values: params });
     // Encode the next chunk while the server works on this one; if encoding fails, settle the
     // statement in flight first so its outcome is not left as an unhandled rejection.
     const nextStart = start + UPSERT_CHUNK_ROWS;
