@@ -11,7 +11,7 @@ export interface TransportResponse {
   readonly ok: boolean;
   readonly headers: { get(name: string): string | null };
   arrayBuffer(): Promise<ArrayBuffer>;
-  /** Frees the connection without reading the body (an error page). */
+  /** Frees the connection without reading the body (an error page); a fetch's Response has it. */
   readonly body?: { cancel(): Promise<void> } | null;
 }
 
@@ -24,10 +24,11 @@ export type Transport = (url: string, init: { signal: AbortSignal; headers: Reco
  */
 const IDLE_SOCKET_MS = 4_000;
 
-// Kept-alive connections, reused across requests; an idle one does not keep the process alive.
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' }),
-  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' }),
+// Per scheme, its GET and its kept-alive connections, reused across requests (an idle one does
+// not keep the process alive).
+const SCHEMES: Readonly<Record<string, { get: typeof http.get; agent: http.Agent }>> = {
+  'http:': { get: http.get, agent: new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' }) },
+  'https:': { get: https.get, agent: new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' }) },
 };
 
 /** The body as sent, decompressed when the server compressed it (it is asked for gzip or deflate). */
@@ -82,17 +83,17 @@ function readBody(res: http.IncomingMessage): Promise<ArrayBuffer> {
 export const httpGet: Transport = (url, { signal, headers }) =>
   new Promise((resolve, reject) => {
     const target = new URL(url);
-    const agent = target.protocol === 'https:' ? agents['https:'] : target.protocol === 'http:' ? agents['http:'] : null;
-    if (agent === null) {
+    const scheme = SCHEMES[target.protocol];
+    if (!scheme) {
       reject(new Error(`pitwall speaks http and https, not ${target.protocol}`));
       return;
     }
-    const request = agent === agents['https:'] ? https.get : http.get;
-    const req = request(target, { agent, signal, headers: { ...headers, 'accept-encoding': 'gzip, deflate' } }, (res) => {
+    const req = scheme.get(target, { agent: scheme.agent, signal, headers: { ...headers, 'accept-encoding': 'gzip, deflate' } }, (res) => {
       const status = res.statusCode ?? 0;
       // Read from the start, so that a connection lost before the caller asks for the body is
-      // its rejection, never an unhandled 'error' event; a caller that never asks (an error page
-      // it cancels) must not leave that rejection unhandled either.
+      // its rejection, never an unhandled 'error' event; a caller that never asks (an error page)
+      // must not leave that rejection unhandled either. Read whole, an error page frees its
+      // connection for the next request, so there is no body to cancel.
       const body = readBody(res);
       body.catch(() => undefined);
       resolve({
@@ -105,8 +106,6 @@ export const httpGet: Transport = (url, { signal, headers }) =>
           },
         },
         arrayBuffer: () => body,
-        // The body is read and dropped, so the connection can serve the next request.
-        body: { cancel: async () => undefined },
       });
     });
     // Kept for the request's whole life: an error after the response began must not go unhandled.

@@ -99,7 +99,7 @@ export interface ProbeDeps {
 }
 
 /**
- * A fetch that refuses to send more than `firstAttempts` first requests of a URL and `retries`
+ * A transport that refuses to send more than `firstAttempts` first requests of a URL and `retries`
  * repeats in all: below the client, so nothing it does can exceed them.
  */
 export function budgetedFetch(base: Transport, firstAttempts: number, retries: number): Transport {
