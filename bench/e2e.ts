@@ -1,9 +1,8 @@
 import { availableParallelism } from 'node:os';
 
 import pLimit from 'p-limit';
+import type pg from 'pg';
 
-import { loadConfig } from '../src/config.js';
-import { createPool } from '../src/db/pool.js';
 import { createSilentLogger } from '../src/log.js';
 import { createWorld } from '../src/simulator/world/index.js';
 import type { Scale } from '../src/simulator/world/types.js';
@@ -11,11 +10,11 @@ import { rowsWritten } from '../src/sync/counters.js';
 import { runRebuild, type RebuildDeps } from '../src/sync/rebuild.js';
 import { runSync, type RunSummary } from '../src/sync/run.js';
 
-import { startSimulatorProcess, type SimulatorProcess } from './lib/child.js';
+import type { SimulatorProcess } from './lib/child.js';
 import { cpuSplit, type CpuSplit } from './lib/cpu.js';
-import { createBenchDatabase } from './lib/database.js';
 import { minimumRequests } from './lib/min-requests.js';
 import { BENCH_SEED } from './lib/result-rows.js';
+import { openSyncSetup } from './lib/sync-setup.js';
 import { ratio } from './lib/timing.js';
 
 export interface E2eFigures {
@@ -135,7 +134,7 @@ async function bareFetch(sim: SimulatorProcess, paths: string[], concurrency: nu
 }
 
 /** A rebuild of the warehouse the syncs left (see RebuildFigures). */
-async function rebuildOnce(pool: ReturnType<typeof createPool>, config: RebuildDeps['config'], simulatorPid: number): Promise<RebuildFigures> {
+async function rebuildOnce(pool: pg.Pool, config: RebuildDeps['config'], simulatorPid: number): Promise<RebuildFigures> {
   const cpu = cpuSplit(simulatorPid);
   const started = performance.now();
   const summary = await runRebuild({ pool, config, logger: createSilentLogger() });
@@ -167,24 +166,8 @@ export async function benchEndToEnd(
   opts: { scale: Scale; latencyMs: number; concurrency: number },
 ): Promise<{ e2e: E2eFigures; noop: NoopFigures; rebuild: RebuildFigures }> {
   const minimum = minimumRequests(createWorld({ seed: BENCH_SEED, scale: opts.scale }).truth());
-  const [db, sim] = await Promise.all([
-    createBenchDatabase(server, 'e2e', 1),
-    startSimulatorProcess(opts.scale, BENCH_SEED, opts.latencyMs),
-  ]);
-  const pool = createPool(db.url, { max: opts.concurrency + 2, applicationName: 'pitwall-bench-sync' });
+  const { sim, pool, config, close } = await openSyncSetup(server, 'e2e', opts);
   try {
-    const config = loadConfig(
-      {
-        MRP_API_BASE_URL: sim.url,
-        MRP_API_KEY: sim.key,
-        DATABASE_URL: db.url,
-        PITWALL_MAX_RPS: '0',
-        PITWALL_CONCURRENCY: String(opts.concurrency),
-        PITWALL_LOG_LEVEL: 'silent',
-      },
-      {},
-      { require: ['apiKey', 'databaseUrl'] },
-    );
     const sync = async () => {
       const cpu = cpuSplit(sim.pid);
       const started = performance.now();
@@ -234,7 +217,6 @@ export async function benchEndToEnd(
       rebuild,
     };
   } finally {
-    await pool.end();
-    await Promise.all([sim.stop(), db.drop()]);
+    await close();
   }
 }

@@ -9,27 +9,23 @@
  */
 import { parseArgs } from 'node:util';
 
-import { loadConfig } from '../src/config.js';
-import { createPool } from '../src/db/pool.js';
+import type pg from 'pg';
+
 import { createSilentLogger } from '../src/log.js';
 import type { Scale } from '../src/simulator/world/types.js';
 import { runSync } from '../src/sync/run.js';
 
-import { startSimulatorProcess } from './lib/child.js';
 import { cpuSplit } from './lib/cpu.js';
-import { createBenchDatabase, serverUrl } from './lib/database.js';
-import { BENCH_SEED } from './lib/result-rows.js';
+import { serverUrl } from './lib/database.js';
+import { E2E_CONCURRENCY, E2E_LATENCY_MS, openSyncSetup } from './lib/sync-setup.js';
 
 const { values } = parseArgs({ options: { scale: { type: 'string', default: 'medium' }, statements: { type: 'string', default: '20' } } });
-const server = serverUrl(process.env);
-const [db, sim] = await Promise.all([createBenchDatabase(server, 'profile', 1), startSimulatorProcess(values.scale as Scale, BENCH_SEED, 25)]);
-const pool = createPool(db.url, { max: 10, applicationName: 'pitwall-bench-sync' });
+const { db, sim, pool, config, close } = await openSyncSetup(serverUrl(process.env), 'profile', {
+  scale: values.scale as Scale,
+  latencyMs: E2E_LATENCY_MS,
+  concurrency: E2E_CONCURRENCY,
+});
 try {
-  const config = loadConfig(
-    { MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, DATABASE_URL: db.url, PITWALL_MAX_RPS: '0', PITWALL_CONCURRENCY: '8', PITWALL_LOG_LEVEL: 'silent' },
-    {},
-    { require: ['apiKey', 'databaseUrl'] },
-  );
   const cpu = cpuSplit(sim.pid);
   const window = [process.hrtime.bigint()];
   const started = performance.now();
@@ -38,26 +34,25 @@ try {
   window.push(process.hrtime.bigint());
   const cpuMs = cpu();
   process.stdout.write(`${JSON.stringify({ status: summary.status, requests: summary.requests, wallMs, cpuMs, monotonicWindowNs: window.map(String) })}\n`);
-  await printStatements(Number(values.statements));
+  await printStatements(db.pool, Number(values.statements));
 } finally {
-  await pool.end();
-  await Promise.all([sim.stop(), db.drop()]);
+  await close();
 }
 
 /** The sync's statements by total time (execution and planning), from pg_stat_statements if the server has it. */
-async function printStatements(limit: number): Promise<void> {
-  const preloaded = await db.pool.query<{ on: boolean }>(`SELECT current_setting('shared_preload_libraries') ~ 'pg_stat_statements' AS on`);
+async function printStatements(db: pg.Pool, limit: number): Promise<void> {
+  const preloaded = await db.query<{ on: boolean }>(`SELECT current_setting('shared_preload_libraries') ~ 'pg_stat_statements' AS on`);
   if (!preloaded.rows[0]?.on) {
     process.stdout.write('pg_stat_statements is not in shared_preload_libraries on this server: no statement figures\n');
     return;
   }
   try {
-    await db.pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   } catch (err) {
     process.stdout.write(`pg_stat_statements could not be installed in the profile's database (${String(err)}): no statement figures\n`);
     return;
   }
-  const { rows } = await db.pool.query<{ calls: string; exec_ms: number; plan_ms: number; rows: string; query: string }>(
+  const { rows } = await db.query<{ calls: string; exec_ms: number; plan_ms: number; rows: string; query: string }>(
     `SELECT calls, round(total_exec_time)::int AS exec_ms, round(total_plan_time)::int AS plan_ms, rows,
             left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
        FROM pg_stat_statements

@@ -21,6 +21,7 @@ import { ROOT, runBenchChild } from './lib/child.js';
 import { serverUrl } from './lib/database.js';
 import { judge, renderReport, type BenchResults } from './lib/report.js';
 import { resultRows, worldFor } from './lib/result-rows.js';
+import { E2E_CONCURRENCY, E2E_LATENCY_MS } from './lib/sync-setup.js';
 import { benchLoader } from './loader.js';
 import { benchMemory } from './memory.js';
 
@@ -37,8 +38,6 @@ interface Sizes {
 const FULL: Sizes = { rows: 200_000, repetitions: 3, naiveRows: 5_000, e2eScale: 'medium', memoryScale: 'large', embeddedRuns: 3 };
 const QUICK: Sizes = { rows: 20_000, repetitions: 3, naiveRows: 1_000, e2eScale: 'small', memoryScale: 'small', embeddedRuns: 1 };
 const SECTIONS = ['loader', 'e2e', 'memory', 'embedded'] as const;
-const LATENCY_MS = 25;
-const CONCURRENCY = 8;
 
 async function postgresVersion(server: string): Promise<string> {
   const pool = createPool(server, { max: 1, applicationName: 'pitwall-bench' });
@@ -79,8 +78,8 @@ if (only.has('e2e')) {
   const { e2e, noop, rebuild } = await runBenchChild<Awaited<ReturnType<typeof benchEndToEnd>>>('bench/lib/e2e-process.ts', [
     server,
     sizes.e2eScale,
-    String(LATENCY_MS),
-    String(CONCURRENCY),
+    String(E2E_LATENCY_MS),
+    String(E2E_CONCURRENCY),
   ]);
   Object.assign(sections, { e2e, noop, rebuild });
 }
@@ -89,7 +88,7 @@ if (only.has('memory')) {
   // The full run measures the compiled worker, as the production image runs it; --quick skips the
   // compile and runs bin/pitwall.js as it is.
   const runtime = values.quick ? 'tsx' : 'dist';
-  sections.memory = await benchMemory(server, { scale: sizes.memoryScale, concurrency: CONCURRENCY, runtime });
+  sections.memory = await benchMemory(server, { scale: sizes.memoryScale, concurrency: E2E_CONCURRENCY, runtime });
 }
 if (only.has('embedded')) {
   log(`embedded: pitwall sync of the ${sizes.e2eScale} world on the embedded warehouse and on the server, ${sizes.embeddedRuns} each, then the ${sizes.memoryScale} world embedded...`);
@@ -98,7 +97,7 @@ if (only.has('embedded')) {
     scale: sizes.e2eScale,
     memoryScale: sizes.memoryScale,
     runs: sizes.embeddedRuns,
-    concurrency: CONCURRENCY,
+    concurrency: E2E_CONCURRENCY,
     command: [join(ROOT, 'bin/pitwall.js'), 'sync', '--json'],
     runtime: values.quick ? 'tsx' : 'dist',
   });
