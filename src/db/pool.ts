@@ -9,9 +9,13 @@ export interface PoolOptions {
 }
 
 /**
- * A pg pool with an 'error' listener attached: an idle client whose backend dies (a restart,
- * pg_terminate_backend) emits 'error' on the pool, and an unhandled 'error' event would crash
- * the process. The next query on that pool simply gets a fresh connection.
+ * A pg pool that no dropped connection can crash. An idle client whose backend dies (a restart,
+ * pg_terminate_backend) emits 'error' on the pool, which is listened for here; the next query
+ * gets a fresh connection. A checked-out client emits 'error' on itself, and its holder may not
+ * be listening at that moment (a CI run of the database-trouble test caught one such event as an
+ * uncaught exception): every client gets a listener of its own when the pool makes it, so the
+ * event is logged, the client turns unqueryable, and its holder's next query fails as a database
+ * error, which the callers classify and retry.
  */
 export function createPool(connectionString: string, options: PoolOptions = {}): pg.Pool {
   const pool = new pg.Pool({
@@ -21,6 +25,11 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
   });
   pool.on('error', (err) => {
     options.logger?.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'idle database connection failed');
+  });
+  pool.on('connect', (client) => {
+    client.on('error', (err) => {
+      options.logger?.debug({ err: { message: err.message, code: (err as { code?: string }).code } }, 'database connection failed');
+    });
   });
   return pool;
 }
