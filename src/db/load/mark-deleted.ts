@@ -3,6 +3,7 @@ import type pg from 'pg';
 
 import { DatabaseError } from '../errors.js';
 import { prepared, type PreparedStatement } from '../prepared.js';
+import { DEFAULT_SOURCE } from '../schema/columns.js';
 
 import { arrayParamSql, encodeArray, wireKind } from './binary-array.js';
 import type { LoadRow } from './load-row.js';
@@ -16,6 +17,12 @@ import { columnType, quoteIdent, tableMeta, type TableMeta } from './table-meta.
  */
 export type DeletionScope = Record<string, ReadonlyArray<string | number>>;
 
+/** The run that marks, and the source whose rows it may mark (DEFAULT_SOURCE when omitted). */
+interface MarkOptions {
+  runId: number;
+  source?: string;
+}
+
 // Per table, per scope shape (its column names, in order): the statement.
 const statements = new WeakMap<PgTable, Map<string, PreparedStatement>>();
 
@@ -23,7 +30,7 @@ const statements = new WeakMap<PgTable, Map<string, PreparedStatement>>();
  * `UPDATE ... SET _deleted_at = now()` over the live rows of the scope, and with `withPresent`
  * only those whose key is not among the present keys (passed as one array per key column and
  * unnested, so the whole response is one statement whatever its size).
- * Parameters: $1 run id, then one per scope column, then one per key column.
+ * Parameters: $1 run id, $2 source, then one per scope column, then one per key column.
  */
 function statement(table: PgTable, meta: TableMeta, scopeColumns: readonly string[], withPresent: boolean): PreparedStatement {
   const cacheKey = `${withPresent ? 'missing' : 'all'}:${scopeColumns.join(',')}`;
@@ -35,10 +42,11 @@ function statement(table: PgTable, meta: TableMeta, scopeColumns: readonly strin
   const cached = byShape.get(cacheKey);
   if (cached) return cached;
 
-  const inScope = scopeColumns.map((c, i) => `t.${quoteIdent(c)} = ANY(${arrayParamSql(i + 2, columnType(meta, c))})`);
-  const conditions = ['t."_deleted_at" IS NULL', ...inScope];
+  // $2 is the source: a response covers the rows of the source that asked for it, never another's.
+  const inScope = scopeColumns.map((c, i) => `t.${quoteIdent(c)} = ANY(${arrayParamSql(i + 3, columnType(meta, c))})`);
+  const conditions = ['t."_deleted_at" IS NULL', ...(meta.sourced ? ['t."source" = $2::text'] : []), ...inScope];
   if (withPresent) {
-    const first = scopeColumns.length + 2;
+    const first = scopeColumns.length + 3;
     const keys = meta.keyColumns.map(quoteIdent);
     const arrays = meta.keyColumns.map((c, i) => arrayParamSql(first + i, columnType(meta, c)));
     // NOT IN over the unnested keys, not NOT EXISTS: NOT IN becomes a hashed subplan (the
@@ -66,11 +74,11 @@ function scopeParams(meta: TableMeta, scope: DeletionScope): { columns: string[]
   return { columns, values };
 }
 
-async function mark(client: pg.ClientBase, table: PgTable, scope: DeletionScope, present: readonly LoadRow[] | null, runId: number): Promise<number> {
+async function mark(client: pg.ClientBase, table: PgTable, scope: DeletionScope, present: readonly LoadRow[] | null, opts: MarkOptions): Promise<number> {
   const meta = tableMeta(table);
   const params = scopeParams(meta, scope);
   if (params === null) return 0;
-  const values: unknown[] = [runId, ...params.values];
+  const values: unknown[] = [opts.runId, opts.source ?? DEFAULT_SOURCE, ...params.values];
   if (present !== null) {
     for (const k of meta.keyColumns) {
       const keys = present.map((row) => {
@@ -100,9 +108,9 @@ export function markMissingDeleted(
   table: PgTable,
   scope: DeletionScope,
   present: readonly LoadRow[],
-  opts: { runId: number },
+  opts: MarkOptions,
 ): Promise<number> {
-  return mark(client, table, scope, present, opts.runId);
+  return mark(client, table, scope, present, opts);
 }
 
 /**
@@ -110,7 +118,7 @@ export function markMissingDeleted(
  * The whole-table scope `{}` is refused here: no parent's disappearance means that, so it can
  * only be a caller's mistake, and an expensive one.
  */
-export async function markScopeDeleted(client: pg.ClientBase, table: PgTable, scope: DeletionScope, opts: { runId: number }): Promise<number> {
+export async function markScopeDeleted(client: pg.ClientBase, table: PgTable, scope: DeletionScope, opts: MarkOptions): Promise<number> {
   if (Object.keys(scope).length === 0) throw new Error(`${tableMeta(table).qualifiedName}: markScopeDeleted needs at least one scope column`);
-  return mark(client, table, scope, null, opts.runId);
+  return mark(client, table, scope, null, opts);
 }

@@ -1,6 +1,6 @@
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core';
 
-import { BOOKKEEPING_COLUMNS } from '../schema/columns.js';
+import { BOOKKEEPING_COLUMNS, SOURCE_COLUMN } from '../schema/columns.js';
 
 export interface ColumnMeta {
   /** The column's SQL name, already checked by `quoteIdent`'s rule (so safe to quote). */
@@ -12,9 +12,14 @@ export interface ColumnMeta {
 export interface TableMeta {
   /** `"schema"."table"`, quoted, ready to splice into SQL. */
   qualifiedName: string;
-  /** Primary-key column names (unquoted), in the key's declared order. */
+  /**
+   * Primary-key column names (unquoted), in the key's declared order, without `source`: the
+   * upstream's key. A load writes one source's rows, so the loaders pass the source as one value.
+   */
   keyColumns: string[];
-  /** Every column that is neither a key nor bookkeeping (unquoted), in table order. */
+  /** Whether the table has the `source` column (first in its key): every mrp table does. */
+  sourced: boolean;
+  /** Every column that is neither a key, nor `source`, nor bookkeeping (unquoted), in table order. */
   contentColumns: string[];
   /** Every column of the table, bookkeeping included, in table order. */
   columns: ColumnMeta[];
@@ -52,7 +57,10 @@ export function tableMeta(table: PgTable): TableMeta {
   for (const c of columns) quoteIdent(c.name);
   // A single-column key is declared on the column; a composite one in the table's extra config.
   const composite = config.primaryKeys[0];
-  const keyColumns = composite ? composite.columns.map((c) => c.name) : config.columns.filter((c) => c.primary).map((c) => c.name);
+  const declaredKey = composite ? composite.columns.map((c) => c.name) : config.columns.filter((c) => c.primary).map((c) => c.name);
+  const sourced = columns.some((c) => c.name === SOURCE_COLUMN);
+  if (sourced && declaredKey[0] !== SOURCE_COLUMN) throw new Error(`table ${config.name} has a source column that does not lead its key`);
+  const keyColumns = declaredKey.filter((c) => c !== SOURCE_COLUMN);
   if (keyColumns.length === 0) throw new Error(`table ${config.name} has no primary key; the loaders need one`);
   for (const name of BOOKKEEPING_COLUMNS) {
     if (!columns.some((c) => c.name === name)) throw new Error(`table ${config.name} lacks bookkeeping column ${name}`);
@@ -62,7 +70,8 @@ export function tableMeta(table: PgTable): TableMeta {
   const meta: TableMeta = {
     qualifiedName: `${quoteIdent(config.schema ?? 'public')}.${quoteIdent(config.name)}`,
     keyColumns,
-    contentColumns: columns.map((c) => c.name).filter((n) => !keys.has(n) && !bookkeeping.has(n)),
+    sourced,
+    contentColumns: columns.map((c) => c.name).filter((n) => !keys.has(n) && !bookkeeping.has(n) && n !== SOURCE_COLUMN),
     columns,
   };
   cache.set(table, meta);

@@ -2,6 +2,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 
 import { prepared, type PreparedStatement } from '../prepared.js';
+import { DEFAULT_SOURCE, SOURCE_COLUMN } from '../schema/columns.js';
 
 import { encodeArray, encodeJsonArray, wireArrayType, wireKind, type WireKind } from './binary-array.js';
 import { gatherColumns, keyOrder } from './key-order.js';
@@ -76,10 +77,14 @@ function buildPlan(meta: TableMeta, { compareRaw, firstLoad }: UpsertMode): Upse
   const keys = meta.keyColumns.map(quoteIdent);
   const compared = [...meta.contentColumns, ...(compareRaw ? ['raw'] : [])].map(quoteIdent);
   const runIdParam = `$${inputs.length + 1}::bigint`;
+  // A batch is one source's rows: its name is one parameter, not an array of the same name.
+  const sourceParam = `$${inputs.length + 2}::text`;
+  const source = meta.sourced ? [quoteIdent(SOURCE_COLUMN)] : [];
+  const conflictKeys = [...source, ...keys];
 
   const unnested = inputs.map((c, i) => `unnest($${i + 1}::${wireArrayType(c.kind)}) AS ${q[i]}`).join(', ');
   const typed = inputs.map((c) => (c.kind === 'text' && c.sqlType !== 'text' ? `${quoteIdent(c.name)}::${c.sqlType}` : quoteIdent(c.name))).join(', ');
-  const sameKey = keys.map((k) => `c.${k} = u.${k}`).join(' AND ');
+  const sameKey = [...(meta.sourced ? [`c."source" = ${sourceParam}`] : []), ...keys.map((k) => `c.${k} = u.${k}`)].join(' AND ');
   const tuple = (alias: string) => `(${compared.map((c) => `${alias}.${c}`).join(', ')})`;
   const updates = [...meta.contentColumns.map(quoteIdent), '"raw"', '"_run_id"'].map((c) => `${c} = excluded.${c}`);
   const skipIdentical = firstLoad
@@ -91,10 +96,10 @@ function buildPlan(meta: TableMeta, { compareRaw, firstLoad }: UpsertMode): Upse
      OFFSET 0)`;
 
   const text = `WITH written AS (
-  INSERT INTO ${meta.qualifiedName} AS t (${q.join(', ')}, "_run_id", "_first_seen_at", "_synced_at")
-  SELECT u.*, ${runIdParam}, now(), now()
+  INSERT INTO ${meta.qualifiedName} AS t (${[...source, ...q].join(', ')}, "_run_id", "_first_seen_at", "_synced_at")
+  SELECT ${meta.sourced ? `${sourceParam}, ` : ''}u.*, ${runIdParam}, now(), now()
     FROM (SELECT ${typed} FROM (SELECT ${unnested}) AS u0 OFFSET 0) AS u${skipIdentical}
-  ON CONFLICT (${keys.join(', ')}) DO UPDATE
+  ON CONFLICT (${conflictKeys.join(', ')}) DO UPDATE
      SET ${updates.join(', ')}, "_synced_at" = now(), "_deleted_at" = NULL
    WHERE ${tuple('t')} IS DISTINCT FROM ${tuple('excluded')} OR t."_deleted_at" IS NOT NULL
   RETURNING t.xmax = 0 AS inserted
@@ -132,13 +137,13 @@ function chunkRows(rows: readonly LoadRow[], order: Int32Array | null, start: nu
  * to be copied into the old generation and marked there, which was a third of the CPU time of a
  * 200k-row load.
  */
-function parameters(plan: UpsertPlan, rows: readonly LoadRow[], runId: number): unknown[] {
+function parameters(plan: UpsertPlan, rows: readonly LoadRow[], runId: number, source: string): unknown[] {
   const columns = gatherColumns(rows, plan.names);
   const values: unknown[] = plan.inputs.map(({ name, sqlType, kind }, j) => {
     const cells = columns[j] as unknown[];
     return name === 'raw' ? encodeJsonArray(cells, name) : encodeArray(cells, kind, sqlType, name);
   });
-  values.push(runId);
+  values.push(runId, source);
   return values;
 }
 
@@ -153,6 +158,9 @@ function parameters(plan: UpsertPlan, rows: readonly LoadRow[], runId: number): 
  * upstream to render the same driver slightly differently in two places, comparing `raw` would
  * rewrite the row back and forth on every run.
  *
+ * `source` names the source whose rows these are (DEFAULT_SOURCE when omitted); on a table
+ * without a source column it is not used.
+ *
  * `firstLoad: true` says no row of the batch's scope has ever been stored (its scope had no
  * pitwall.sync_state row); the result is the same either way, only the cost differs.
  */
@@ -160,7 +168,7 @@ export async function upsertRows(
   client: pg.ClientBase,
   table: PgTable,
   rows: readonly LoadRow[],
-  opts: { runId: number; compareRaw?: boolean; firstLoad?: boolean },
+  opts: { runId: number; source?: string; compareRaw?: boolean; firstLoad?: boolean },
 ): Promise<LoadCounts> {
   const counts: LoadCounts = { inserted: 0, updated: 0, unchanged: 0 };
   if (rows.length === 0) return counts;
@@ -169,7 +177,7 @@ export async function upsertRows(
   const order = keyOrder(gatherColumns(rows, keyColumns), keyColumns);
   const total = order === null ? rows.length : order.length;
   const chunkParams = (start: number) =>
-    parameters(plan, chunkRows(rows, order, start, Math.min(total, start + UPSERT_CHUNK_ROWS)), opts.runId);
+    parameters(plan, chunkRows(rows, order, start, Math.min(total, start + UPSERT_CHUNK_ROWS)), opts.runId, opts.source ?? DEFAULT_SOURCE);
   let params = chunkParams(0);
   for (let start = 0; start < total; start += UPSERT_CHUNK_ROWS) {
     const pending = client.query<{ inserted: number; updated: number }>({ name: plan.statement.name, text: plan.statement.text, values: params });

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, pgSchema, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
+import { sourced } from './columns.js';
 import { standingColumns } from './mrp.js';
 
 /**
@@ -20,6 +21,7 @@ export const pointStandingsHistory = analytics.table(
   'point_standings_history',
   {
     history_id: bigint('history_id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    ...sourced(),
     ...standingColumns(),
     valid_from: timestamp('valid_from', { withTimezone: true }).notNull(),
     valid_to: timestamp('valid_to', { withTimezone: true }),
@@ -28,7 +30,7 @@ export const pointStandingsHistory = analytics.table(
     run_id: bigint('run_id', { mode: 'number' }),
   },
   (t) => [
-    uniqueIndex('point_standings_history_current_key').on(t.schedule_id, t.class_id, t.driver_id).where(sql`valid_to IS NULL`),
-    index('point_standings_history_key_idx').on(t.schedule_id, t.class_id, t.driver_id, t.valid_from),
+    uniqueIndex('point_standings_history_current_key').on(t.source, t.schedule_id, t.class_id, t.driver_id).where(sql`valid_to IS NULL`),
+    index('point_standings_history_key_idx').on(t.source, t.schedule_id, t.class_id, t.driver_id, t.valid_from),
   ],
 );

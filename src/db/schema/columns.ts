@@ -1,5 +1,21 @@
 import { sql } from 'drizzle-orm';
-import { bigint, jsonb, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, jsonb, text, timestamp } from 'drizzle-orm/pg-core';
+
+/** The source of a warehouse without a PITWALL_SOURCES file: its one key, MRP_API_KEY. */
+export const DEFAULT_SOURCE = 'default';
+
+/** The column that names a row's source. */
+export const SOURCE_COLUMN = 'source';
+
+/**
+ * `source`: the name of the source (one API key, one site) whose responses produced the row,
+ * first in every key, so each source's rows, deletions and progress stay its own. The default
+ * names the single source of a warehouse without a PITWALL_SOURCES file (and the rows of a
+ * warehouse made before sources existed); pitwall's own writes always name it.
+ */
+export function sourced() {
+  return { source: text(SOURCE_COLUMN).notNull().default(DEFAULT_SOURCE) };
+}
 
 /**
  * Bookkeeping columns carried by every data row in schema `mrp`.

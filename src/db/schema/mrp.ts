@@ -9,7 +9,7 @@ import {
   timestamp,
 } from 'drizzle-orm/pg-core';
 
-import { bookkeeping, outerRaw } from './columns.js';
+import { bookkeeping, outerRaw, sourced } from './columns.js';
 
 /**
  * The warehouse: one table per upstream entity, typed columns for every modelled field plus
@@ -20,69 +20,84 @@ export const mrp = pgSchema('mrp');
 
 const eventDate = (name: string) => timestamp(name, { mode: 'string' });
 
-export const scheduleYears = mrp.table('schedule_years', {
-  year: integer('year').primaryKey(),
-  schedule_count: integer('schedule_count'),
-  ...bookkeeping(),
-});
+export const scheduleYears = mrp.table(
+  'schedule_years',
+  {
+    ...sourced(),
+    year: integer('year').notNull(),
+    schedule_count: integer('schedule_count'),
+    ...bookkeeping(),
+  },
+  (t) => [primaryKey({ columns: [t.source, t.year] })],
+);
 
 export const schedules = mrp.table(
   'schedules',
   {
-    schedule_id: integer('schedule_id').primaryKey(),
+    ...sourced(),
+    schedule_id: integer('schedule_id').notNull(),
     schedule_name: text('schedule_name'),
     schedule_desc: text('schedule_desc'),
     schedule_year: integer('schedule_year'),
     event_count: integer('event_count'),
     ...bookkeeping(),
   },
-  (t) => [index('schedules_year_idx').on(t.schedule_year)],
+  (t) => [primaryKey({ columns: [t.source, t.schedule_id] }), index('schedules_year_idx').on(t.schedule_year)],
 );
 
 export const events = mrp.table(
   'events',
   {
-    event_id: integer('event_id').primaryKey(),
+    ...sourced(),
+    event_id: integer('event_id').notNull(),
     event_date: eventDate('event_date'),
     event_name: text('event_name'),
     event_description: text('event_description'),
     ...bookkeeping(),
   },
-  (t) => [index('events_date_idx').on(t.event_date)],
+  (t) => [primaryKey({ columns: [t.source, t.event_id] }), index('events_date_idx').on(t.event_date)],
 );
 
 export const scheduleEvents = mrp.table(
   'schedule_events',
   {
+    ...sourced(),
     schedule_id: integer('schedule_id').notNull(),
     event_id: integer('event_id').notNull(),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.schedule_id, t.event_id] }), index('schedule_events_event_idx').on(t.event_id)],
+  (t) => [primaryKey({ columns: [t.source, t.schedule_id, t.event_id] }), index('schedule_events_event_idx').on(t.event_id)],
 );
 
 export const eventClasses = mrp.table(
   'event_classes',
   {
+    ...sourced(),
     event_id: integer('event_id').notNull(),
     class_id: integer('class_id').notNull(),
     class_name: text('class_name'),
     class_name_override: text('class_name_override'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.event_id, t.class_id] }), index('event_classes_class_idx').on(t.class_id)],
+  (t) => [primaryKey({ columns: [t.source, t.event_id, t.class_id] }), index('event_classes_class_idx').on(t.class_id)],
 );
 
-export const classes = mrp.table('classes', {
-  class_id: integer('class_id').primaryKey(),
-  class_name: text('class_name'),
-  ...bookkeeping(),
-});
+export const classes = mrp.table(
+  'classes',
+  {
+    ...sourced(),
+    class_id: integer('class_id').notNull(),
+    class_name: text('class_name'),
+    ...bookkeeping(),
+  },
+  (t) => [primaryKey({ columns: [t.source, t.class_id] })],
+);
 
 export const drivers = mrp.table(
   'drivers',
   {
-    driver_id: integer('driver_id').primaryKey(),
+    ...sourced(),
+    driver_id: integer('driver_id').notNull(),
     first_name: text('first_name'),
     last_name: text('last_name'),
     suffix: text('suffix'),
@@ -91,12 +106,13 @@ export const drivers = mrp.table(
     country: text('country'),
     ...bookkeeping(),
   },
-  (t) => [index('drivers_last_name_idx').on(t.last_name)],
+  (t) => [primaryKey({ columns: [t.source, t.driver_id] }), index('drivers_last_name_idx').on(t.last_name)],
 );
 
 export const races = mrp.table(
   'races',
   {
+    ...sourced(),
     event_id: integer('event_id').notNull(),
     class_id: integer('class_id').notNull(),
     /** 1-based position of the race within its class at the event, in upstream order. */
@@ -106,12 +122,13 @@ export const races = mrp.table(
     ...bookkeeping(),
     ...outerRaw(),
   },
-  (t) => [primaryKey({ columns: [t.event_id, t.class_id, t.race_number] })],
+  (t) => [primaryKey({ columns: [t.source, t.event_id, t.class_id, t.race_number] })],
 );
 
 export const results = mrp.table(
   'results',
   {
+    ...sourced(),
     event_id: integer('event_id').notNull(),
     class_id: integer('class_id').notNull(),
     race_number: integer('race_number').notNull(),
@@ -129,7 +146,7 @@ export const results = mrp.table(
     ...outerRaw(),
   },
   (t) => [
-    primaryKey({ columns: [t.event_id, t.class_id, t.race_number, t.row_index] }),
+    primaryKey({ columns: [t.source, t.event_id, t.class_id, t.race_number, t.row_index] }),
     index('results_driver_idx').on(t.driver_id),
     index('results_class_idx').on(t.class_id),
   ],
@@ -138,6 +155,7 @@ export const results = mrp.table(
 export const lineups = mrp.table(
   'lineups',
   {
+    ...sourced(),
     event_id: integer('event_id').notNull(),
     class_id: integer('class_id').notNull(),
     race_number: integer('race_number').notNull(),
@@ -149,7 +167,7 @@ export const lineups = mrp.table(
     ...outerRaw(),
   },
   (t) => [
-    primaryKey({ columns: [t.event_id, t.class_id, t.race_number, t.start_position] }),
+    primaryKey({ columns: [t.source, t.event_id, t.class_id, t.race_number, t.start_position] }),
     index('lineups_driver_idx').on(t.driver_id),
   ],
 );
@@ -157,6 +175,7 @@ export const lineups = mrp.table(
 export const entryList = mrp.table(
   'entry_list',
   {
+    ...sourced(),
     event_id: integer('event_id').notNull(),
     class_id: integer('class_id').notNull(),
     driver_id: integer('driver_id').notNull(),
@@ -164,12 +183,13 @@ export const entryList = mrp.table(
     ...bookkeeping(),
     ...outerRaw(),
   },
-  (t) => [primaryKey({ columns: [t.event_id, t.class_id, t.driver_id] }), index('entry_list_driver_idx').on(t.driver_id)],
+  (t) => [primaryKey({ columns: [t.source, t.event_id, t.class_id, t.driver_id] }), index('entry_list_driver_idx').on(t.driver_id)],
 );
 
 export const driverPasses = mrp.table(
   'driver_passes',
   {
+    ...sourced(),
     event_id: integer('event_id').notNull(),
     class_id: integer('class_id').notNull(),
     driver_id: integer('driver_id').notNull(),
@@ -179,7 +199,7 @@ export const driverPasses = mrp.table(
     ...bookkeeping(),
   },
   (t) => [
-    primaryKey({ columns: [t.event_id, t.class_id, t.driver_id] }),
+    primaryKey({ columns: [t.source, t.event_id, t.class_id, t.driver_id] }),
     index('driver_passes_driver_idx').on(t.driver_id),
   ],
 );
@@ -187,6 +207,7 @@ export const driverPasses = mrp.table(
 export const resultsFeed = mrp.table(
   'results_feed',
   {
+    ...sourced(),
     event_id: integer('event_id').notNull(),
     class_id: integer('class_id').notNull(),
     finish: integer('finish').notNull(),
@@ -198,12 +219,13 @@ export const resultsFeed = mrp.table(
     ...bookkeeping(),
     ...outerRaw(),
   },
-  (t) => [primaryKey({ columns: [t.event_id, t.class_id, t.finish] })],
+  (t) => [primaryKey({ columns: [t.source, t.event_id, t.class_id, t.finish] })],
 );
 
 export const driverStats = mrp.table(
   'driver_stats',
   {
+    ...sourced(),
     driver_id: integer('driver_id').notNull(),
     class_id: integer('class_id').notNull(),
     year: integer('year').notNull(),
@@ -215,31 +237,38 @@ export const driverStats = mrp.table(
     avg_finish: numeric('avg_finish'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.driver_id, t.class_id, t.year] })],
+  (t) => [primaryKey({ columns: [t.source, t.driver_id, t.class_id, t.year] })],
 );
 
-export const pointYears = mrp.table('point_years', {
-  year: integer('year').primaryKey(),
-  schedule_count: integer('schedule_count'),
-  ...bookkeeping(),
-});
+export const pointYears = mrp.table(
+  'point_years',
+  {
+    ...sourced(),
+    year: integer('year').notNull(),
+    schedule_count: integer('schedule_count'),
+    ...bookkeeping(),
+  },
+  (t) => [primaryKey({ columns: [t.source, t.year] })],
+);
 
 export const pointSchedules = mrp.table(
   'point_schedules',
   {
-    schedule_id: integer('schedule_id').primaryKey(),
+    ...sourced(),
+    schedule_id: integer('schedule_id').notNull(),
     schedule_name: text('schedule_name'),
     schedule_desc: text('schedule_desc'),
     schedule_year: integer('schedule_year'),
     class_count: integer('class_count'),
     ...bookkeeping(),
   },
-  (t) => [index('point_schedules_year_idx').on(t.schedule_year)],
+  (t) => [primaryKey({ columns: [t.source, t.schedule_id] }), index('point_schedules_year_idx').on(t.schedule_year)],
 );
 
 export const pointClasses = mrp.table(
   'point_classes',
   {
+    ...sourced(),
     schedule_id: integer('schedule_id').notNull(),
     class_id: integer('class_id').notNull(),
     class_name: text('class_name'),
@@ -247,7 +276,7 @@ export const pointClasses = mrp.table(
     points_as_of: eventDate('points_as_of'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.schedule_id, t.class_id] })],
+  (t) => [primaryKey({ columns: [t.source, t.schedule_id, t.class_id] })],
 );
 
 /**
@@ -271,12 +300,13 @@ export const standingColumns = () => ({
 export const pointStandings = mrp.table(
   'point_standings',
   {
+    ...sourced(),
     ...standingColumns(),
     ...bookkeeping(),
     ...outerRaw(),
   },
   (t) => [
-    primaryKey({ columns: [t.schedule_id, t.class_id, t.driver_id] }),
+    primaryKey({ columns: [t.source, t.schedule_id, t.class_id, t.driver_id] }),
     index('point_standings_driver_idx').on(t.driver_id),
   ],
 );

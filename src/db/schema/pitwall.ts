@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, customType, index, integer, jsonb, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
+import { sourced } from './columns.js';
+
 /** Operational tables: what pitwall did, where each request scope stands, and what it refused. */
 export const pitwall = pgSchema('pitwall');
 
@@ -14,6 +16,7 @@ export const syncRuns = pitwall.table(
   'sync_runs',
   {
     run_id: bigint('run_id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    ...sourced(),
     job: text('job').notNull(),
     trigger: text('trigger').notNull(),
     status: text('status').notNull(),
@@ -42,10 +45,10 @@ export const syncRuns = pitwall.table(
     shapes_digest: text('shapes_digest'),
   },
   (t) => [
-    index('sync_runs_job_started_idx').on(t.job, t.started_at),
+    index('sync_runs_job_started_idx').on(t.source, t.job, t.started_at),
     // Every status check, page load and worker start looks for running runs (dead-run
     // detection); a partial index keeps that a lookup of a few rows, not a scan of years of runs.
-    index('sync_runs_running_idx').on(t.job).where(sql`status = 'running'`),
+    index('sync_runs_running_idx').on(t.source, t.job).where(sql`status = 'running'`),
   ],
 );
 
@@ -57,6 +60,7 @@ export const syncRuns = pitwall.table(
 export const syncState = pitwall.table(
   'sync_state',
   {
+    ...sourced(),
     endpoint: text('endpoint').notNull(),
     params: text('params').notNull(),
     last_attempt_at: tstz('last_attempt_at'),
@@ -67,7 +71,7 @@ export const syncState = pitwall.table(
     last_error: text('last_error'),
     last_run_id: bigint('last_run_id', { mode: 'number' }),
   },
-  (t) => [primaryKey({ columns: [t.endpoint, t.params] })],
+  (t) => [primaryKey({ columns: [t.source, t.endpoint, t.params] })],
 );
 
 /** Items or whole bodies that failed validation. The key is never part of `params`. */
@@ -75,6 +79,7 @@ export const rejects = pitwall.table(
   'rejects',
   {
     reject_id: bigint('reject_id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    ...sourced(),
     run_id: bigint('run_id', { mode: 'number' }),
     endpoint: text('endpoint').notNull(),
     params: text('params').notNull(),
@@ -97,6 +102,7 @@ export const responses = pitwall.table(
   'responses',
   {
     response_id: bigint('response_id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    ...sourced(),
     endpoint: text('endpoint').notNull(),
     params: text('params').notNull(),
     run_id: bigint('run_id', { mode: 'number' }),
@@ -109,7 +115,7 @@ export const responses = pitwall.table(
     /** The body's size before compression, in bytes. */
     body_bytes: integer('body_bytes').notNull(),
   },
-  (t) => [index('responses_scope_idx').on(t.endpoint, t.params, t.response_id)],
+  (t) => [index('responses_scope_idx').on(t.source, t.endpoint, t.params, t.response_id)],
 );
 
 /**
@@ -121,6 +127,7 @@ export const fieldErrors = pitwall.table(
   'field_errors',
   {
     field_error_id: bigint('field_error_id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    ...sourced(),
     run_id: bigint('run_id', { mode: 'number' }),
     endpoint: text('endpoint').notNull(),
     params: text('params').notNull(),
@@ -135,7 +142,7 @@ export const fieldErrors = pitwall.table(
     reason: text('reason').notNull(),
     created_at: tstz('created_at').notNull().default(sql`now()`),
   },
-  (t) => [index('field_errors_scope_idx').on(t.endpoint, t.params), index('field_errors_table_idx').on(t.table_name, t.path)],
+  (t) => [index('field_errors_scope_idx').on(t.source, t.endpoint, t.params), index('field_errors_table_idx').on(t.table_name, t.path)],
 );
 
 /**
@@ -146,6 +153,7 @@ export const fieldErrors = pitwall.table(
 export const shapePaths = pitwall.table(
   'shape_paths',
   {
+    ...sourced(),
     endpoint: text('endpoint').notNull(),
     path: text('path').notNull(),
     /** The JSON types seen at this path: object, array, string, number, boolean, null. */
@@ -166,5 +174,5 @@ export const shapePaths = pitwall.table(
      */
     missing_since_run_id: bigint('missing_since_run_id', { mode: 'number' }),
   },
-  (t) => [primaryKey({ columns: [t.endpoint, t.path] })],
+  (t) => [primaryKey({ columns: [t.source, t.endpoint, t.path] })],
 );
