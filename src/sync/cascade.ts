@@ -18,25 +18,25 @@ import { forgetResponseHashes } from './sql/sync-state.js';
 export async function cascadeOrphanedEvents(
   client: pg.ClientBase,
   scheduleId: number,
-  runId: number,
+  { runId, source }: { runId: number; source: string },
   counters: RunCounters,
 ): Promise<number[]> {
   const { rows } = await client.query<{ event_id: number }>(
     `UPDATE mrp.events e SET _deleted_at = now(), _run_id = $2
-      WHERE e._deleted_at IS NULL
-        AND e.event_id IN (SELECT event_id FROM mrp.schedule_events WHERE schedule_id = $1 AND _deleted_at IS NOT NULL)
-        AND NOT EXISTS (SELECT 1 FROM mrp.schedule_events s WHERE s.event_id = e.event_id AND s._deleted_at IS NULL)
+      WHERE e.source = $3 AND e._deleted_at IS NULL
+        AND e.event_id IN (SELECT event_id FROM mrp.schedule_events WHERE source = $3 AND schedule_id = $1 AND _deleted_at IS NOT NULL)
+        AND NOT EXISTS (SELECT 1 FROM mrp.schedule_events s WHERE s.source = $3 AND s.event_id = e.event_id AND s._deleted_at IS NULL)
       RETURNING e.event_id`,
-    [scheduleId, runId],
+    [scheduleId, runId, source],
   );
   const ids = rows.map((r) => r.event_id);
   if (ids.length === 0) return ids;
   counters.add('events', { deleted: ids.length });
   for (const table of EVENT_CHILD_TABLES) {
-    const n = await markScopeDeleted(client, warehouseTables[table], { event_id: ids }, { runId });
+    const n = await markScopeDeleted(client, warehouseTables[table], { event_id: ids }, { runId, source });
     counters.add(table, { deleted: n });
   }
   const params = ids.map((id) => canonicalQuery({ EventId: id }));
-  await forgetResponseHashes(client, EVENT_DETAIL_ENDPOINTS.map((e) => e.name), params);
+  await forgetResponseHashes(client, source, EVENT_DETAIL_ENDPOINTS.map((e) => e.name), params);
   return ids;
 }

@@ -16,6 +16,8 @@ export type JobName = (typeof JOB_NAMES)[number];
 /** What a job reads to decide what to walk. */
 export interface PlanContext {
   pool: pg.Pool;
+  /** The source the run works for: a plan reads that source's rows and scopes only. */
+  source: string;
   /** From the injected clock: "today" and "the current year" are never read off the wall directly. */
   now: Date;
   settleDays: number;
@@ -60,7 +62,7 @@ export function fullPlan(): WalkPlan {
 async function seasonPlan(ctx: PlanContext): Promise<WalkPlan> {
   const year = Number(localDay(ctx.now, ctx.timezone).slice(0, 4));
   const years = new Set([year, year + 1]);
-  const settled = await settledEventIds(ctx.pool, settleCutoff(ctx));
+  const settled = await settledEventIds(ctx.pool, ctx.source, settleCutoff(ctx));
   ctx.logger.debug({ years: [...years], settled: settled.size }, 'season plan');
   return {
     roots: rootsOf(ROOTS),
@@ -87,8 +89,8 @@ function livePhases(): JobPhase[] {
       name: 'events',
       plan: async (ctx) => {
         const [stale, settled] = await Promise.all([
-          staleFeedEvents(ctx.pool, LIVE_EVENT_DETAIL.map((e) => e.name)),
-          settledEventIds(ctx.pool, settleCutoff(ctx)),
+          staleFeedEvents(ctx.pool, ctx.source, LIVE_EVENT_DETAIL.map((e) => e.name)),
+          settledEventIds(ctx.pool, ctx.source, settleCutoff(ctx)),
         ]);
         refreshed = stale.filter((id) => !settled.has(id));
         ctx.logger.info({ events: refreshed }, refreshed.length ? 'refreshing events named by the feed' : 'feed names nothing new');
@@ -101,7 +103,7 @@ function livePhases(): JobPhase[] {
       name: 'standings',
       plan: async (ctx) => {
         if (refreshed.length === 0) return null;
-        const schedules = await pointsSchedulesOfEvents(ctx.pool, refreshed);
+        const schedules = await pointsSchedulesOfEvents(ctx.pool, ctx.source, refreshed);
         const classes = endpoint('point_classes');
         // Children come from the endpoint table: point_classes fans out to every class's standings.
         return {

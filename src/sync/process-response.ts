@@ -26,6 +26,8 @@ import { recordScopeSuccess, scopeKey, type ScopeTouches } from './sql/sync-stat
 export interface ProcessContext {
   pool: pg.Pool;
   runId: number;
+  /** The source whose responses these are: every row, scope and body it writes names it. */
+  source: string;
   counters: RunCounters;
   /** Last good response hash per scope, loaded at the start of the run and kept current. */
   hashes: Map<string, string>;
@@ -99,7 +101,7 @@ export async function processResponse(
   const kept = compressing && { body: await compressing, versions: ctx.keepResponses ?? 1 };
 
   const scope = { query, hash, bodyHash };
-  const committed = await withTransaction(ctx.pool, (client) => load(client, ctx.runId, ep, params, scope, toLoad, kept), {
+  const committed = await withTransaction(ctx.pool, (client) => load(client, ctx, ep, params, scope, toLoad, kept), {
     signal: ctx.signal,
     onRetry: (err, attempt) =>
       ctx.logger.warn({ endpoint: ep.name, params: query, attempt, err: String(err) }, 'retrying transaction'),
@@ -176,7 +178,7 @@ interface LoadedScope {
 
 async function load(
   client: pg.PoolClient,
-  runId: number,
+  { runId, source }: Pick<ProcessContext, 'runId' | 'source'>,
   ep: Endpoint,
   params: Params,
   scope: LoadedScope,
@@ -187,27 +189,28 @@ async function load(
   const { query } = scope;
   // First, so that a first load (no sync_state row yet) is known before anything is written;
   // it also clears the scope's earlier field errors, so this response's are inserted after it.
-  const first = await recordScopeSuccess(client, { endpoint: ep.name, params: query, responseHash: scope.hash, itemCount: extracted.itemCount, runId });
+  const at = { runId, source, endpoint: ep.name, params: query };
+  const first = await recordScopeSuccess(client, { ...at, responseHash: scope.hash, itemCount: extracted.itemCount });
   for (const table of LOAD_ORDER) {
     const rows = extracted.rows[table];
     if (!rows?.length) continue;
     // A dimension row (a driver) is written by many scopes, so even a first scope may find it stored.
     const dimension = DIMENSION_TABLES.has(table);
-    local.add(table, await upsertRows(client, warehouseTables[table], rows, { runId, compareRaw: !dimension, firstLoad: first && !dimension }));
+    local.add(table, await upsertRows(client, warehouseTables[table], rows, { runId, source, compareRaw: !dimension, firstLoad: first && !dimension }));
   }
   for (const s of extracted.scopes) {
     // A first load of a request has nothing stored that its response could lack, when only
     // that request writes the scope's rows.
     if (first && s.byRequest) continue;
     const present = extracted.rows[s.table] ?? [];
-    const deleted = await markMissingDeleted(client, warehouseTables[s.table], s.where, present, { runId });
+    const deleted = await markMissingDeleted(client, warehouseTables[s.table], s.where, present, { runId, source });
     local.add(s.table, { deleted });
   }
-  if (ep.cancelsEvents) await cascadeOrphanedEvents(client, requestKey(ep, params, 'schedule_id'), runId, local);
-  await insertRejects(client, { runId, endpoint: ep.name, params: query }, extracted.rejects);
+  if (ep.cancelsEvents) await cascadeOrphanedEvents(client, requestKey(ep, params, 'schedule_id'), { runId, source }, local);
+  await insertRejects(client, at, extracted.rejects);
   local.add(ep.rejectTable, { rejected: extracted.rejects.length });
   for (const e of extracted.fieldErrors) local.add(e.table, { fieldErrors: 1 });
-  await insertFieldErrors(client, { runId, endpoint: ep.name, params: query }, extracted.fieldErrors);
-  if (kept) await keepResponse(client, { endpoint: ep.name, params: query, runId, responseHash: scope.bodyHash }, kept.body, kept.versions);
+  await insertFieldErrors(client, at, extracted.fieldErrors);
+  if (kept) await keepResponse(client, { ...at, endpoint: ep.name, responseHash: scope.bodyHash }, kept.body, kept.versions);
   return local;
 }

@@ -3,6 +3,7 @@ import pLimit from 'p-limit';
 import { maskEscapedSecrets, maskSecretsInText } from '../api/mask-secrets.js';
 import { canonicalQuery } from '../api/query.js';
 import type { Config } from '../config.js';
+import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 
 
 import { classifyBadBody, itemsOf } from './bad-body.js';
@@ -49,6 +50,7 @@ export const REBUILD_LOCKS = JOB_NAMES;
  */
 export async function runRebuild(deps: RebuildDeps, options: RebuildOptions = {}): Promise<RunSummary> {
   const spec = {
+    source: deps.source ?? DEFAULT_SOURCE,
     job: 'rebuild',
     trigger: 'manual',
     locks: REBUILD_LOCKS,
@@ -66,10 +68,11 @@ async function rebuild(deps: RebuildDeps, options: RebuildOptions, run: RunConte
   const ctx: ProcessContext = {
     pool: deps.pool,
     runId: run.runId,
+    source: run.source,
     counters: run.counters,
     // No recorded hashes: every kept body is loaded, none skipped as unchanged.
     hashes: new Map(),
-    touches: new ScopeTouches(deps.pool, run.runId),
+    touches: new ScopeTouches(deps.pool, run.runId, run.source),
     dimensions: new DimensionCache(),
     logger: run.logger,
     signal: run.signal,
@@ -122,7 +125,7 @@ async function rebuildScopes(
     let found = 0;
     for (let after: string | null = null; ; ) {
       if (run.halt.aborted) return;
-      const page = await latestResponses(ctx.pool, ep.name, after, run.pageSize);
+      const page = await latestResponses(ctx.pool, ctx.source, ep.name, after, run.pageSize);
       if (page.length === 0) break;
       after = page.at(-1)!.params;
       const scopes = page.filter((r) => wanted === null || wanted.has(r.params));

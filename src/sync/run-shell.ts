@@ -1,5 +1,6 @@
 import type pg from 'pg';
 
+import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import type { Logger } from '../log.js';
 import { REDACTED } from '../secrets.js';
 import type { Shapes } from '../shapes/overrides.js';
@@ -16,6 +17,8 @@ import { buildSummary, type RunJob, type RunSummary } from './summary.js';
 export interface RunShellDeps {
   pool: pg.Pool;
   logger: Logger;
+  /** The source the run works for (PITWALL_SOURCES); DEFAULT_SOURCE without one. */
+  source?: string;
   /** Metrics hooks (the worker's); the run works the same without them. */
   observer?: SyncObserver;
   /** Milliseconds between the run's progress writes to its sync_runs row; HEARTBEAT_INTERVAL_MS otherwise. */
@@ -23,6 +26,8 @@ export interface RunShellDeps {
 }
 
 export interface RunSpec {
+  /** The source the run works for: its rows, locks and sync_runs row are that source's. */
+  source: string;
   job: RunJob;
   trigger: 'manual' | 'cron' | 'catch-up';
   /** The job locks the run holds throughout: its own job's, or every job's for a rebuild. */
@@ -42,8 +47,9 @@ export interface RunSpec {
 /** What the shell hands the run's own work: its row, its figures and its stop signals. */
 export interface RunContext {
   runId: number;
+  source: string;
   job: RunJob;
-  /** Carries runId and job. */
+  /** Carries runId, source and job. */
   logger: Logger;
   counters: RunCounters;
   /** Scopes finished and known so far: the work counts them, the heartbeat reports them. */
@@ -76,12 +82,12 @@ export interface RunOutcome {
 export async function runInShell(deps: RunShellDeps, spec: RunSpec, work: (run: RunContext) => Promise<RunOutcome>): Promise<RunSummary> {
   const started = performance.now();
   await markDeadRunsAtStart(deps);
-  const lock = await tryJobLocks(deps.pool, spec.locks);
+  const lock = await tryJobLocks(deps.pool, spec.source, spec.locks);
   if (!lock) return skipped(deps, spec, started);
   try {
     // The lock proves no live process owns a row of this job still marked running.
-    await markAbandoned(deps.pool, spec.job);
-    const runId = await insertRun(deps.pool, spec.job, spec.trigger, 'running', spec.shapes ?? null);
+    await markAbandoned(deps.pool, spec.source, spec.job);
+    const runId = await insertRun(deps.pool, spec.source, spec.job, spec.trigger, 'running', spec.shapes ?? null);
     const run = runContext(deps, spec, runId, lock);
     if (spec.job !== 'rebuild') deps.observer?.runStarted?.({ runId, job: spec.job });
     const heartbeat = startHeartbeat(deps.pool, { runId, job: spec.job, started, counters: run.counters, scopes: run.scopes }, run.logger, deps.heartbeatMs);
@@ -124,7 +130,7 @@ async function markDeadRunsAtStart(deps: RunShellDeps): Promise<void> {
 }
 
 async function skipped(deps: RunShellDeps, spec: RunSpec, started: number): Promise<RunSummary> {
-  const runId = await insertRun(deps.pool, spec.job, spec.trigger, 'skipped');
+  const runId = await insertRun(deps.pool, spec.source, spec.job, spec.trigger, 'skipped');
   deps.logger.info({ runId, job: spec.job }, spec.busy);
   const summary = buildSummary(runId, spec.job, 'skipped', started, new RunCounters(), undefined);
   deps.observer?.runFinished?.(summary);
@@ -146,8 +152,10 @@ function runContext(deps: RunShellDeps, spec: RunSpec, runId: number, lock: JobL
   const stopping = AbortSignal.any([spec.drain, spec.signal].filter((s): s is AbortSignal => s !== undefined));
   return {
     runId,
+    source: spec.source,
     job: spec.job,
-    logger: deps.logger.child({ runId, job: spec.job }),
+    // The single source of a warehouse without a sources file goes unnamed, as it always has.
+    logger: deps.logger.child(spec.source === DEFAULT_SOURCE ? { runId, job: spec.job } : { runId, source: spec.source, job: spec.job }),
     counters: new RunCounters(),
     scopes: { done: 0, total: 0 },
     lock,

@@ -5,6 +5,7 @@ import { canonicalQuery } from '../api/query.js';
 import { unreachableMessage } from '../api/unreachable.js';
 import type { Config } from '../config.js';
 import { DatabaseError } from '../db/errors.js';
+import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import type { Logger } from '../log.js';
 
 import { classifyBadBody } from './bad-body.js';
@@ -69,6 +70,7 @@ const VISITS_PER_REQUEST_SLOT = 2;
 export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promise<RunSummary> {
   const job = options.job ?? 'full';
   const spec = {
+    source: deps.source ?? DEFAULT_SOURCE,
     job,
     trigger: options.trigger ?? 'manual',
     locks: [job],
@@ -116,16 +118,17 @@ async function execute(deps: SyncDeps, options: SyncOptions, job: JobName, run: 
 }
 
 async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext): Promise<SyncRun> {
-  const { runId, counters, logger, scopes } = run;
+  const { runId, source, counters, logger, scopes } = run;
   const ctx: ProcessContext = {
     pool: deps.pool,
     runId,
+    source,
     counters,
-    hashes: await loadResponseHashes(deps.pool),
-    touches: new ScopeTouches(deps.pool, runId),
+    hashes: await loadResponseHashes(deps.pool, source),
+    touches: new ScopeTouches(deps.pool, runId, source),
     dimensions: new DimensionCache(),
     keepResponses: deps.config.keepResponses,
-    shapes: new ShapeTracker(deps.pool, runId, logger, [deps.config.apiKey], deps.config.shapes ?? null),
+    shapes: new ShapeTracker(deps.pool, { runId, source }, logger, [deps.config.apiKey], deps.config.shapes ?? null),
     ...(deps.config.shapes ? { overrides: deps.config.shapes } : {}),
     logger,
     signal: run.signal,
@@ -150,6 +153,7 @@ async function walkPhases(sync: SyncRun, phases: JobPhase[]): Promise<number> {
   const { deps, run } = sync;
   const planContext = {
     pool: deps.pool,
+    source: run.source,
     now: (deps.now ?? (() => new Date()))(),
     settleDays: deps.config.settleDays,
     timezone: deps.config.timezone,
@@ -217,8 +221,9 @@ async function flushShapes(sync: SyncRun): Promise<void> {
 /** One scope: request, then load; a scope that fails is recorded and the walk goes on. */
 async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[]> {
   const { deps, run, ctx } = sync;
-  const { counters, runId } = run;
+  const { counters, runId, source } = run;
   const query = canonicalQuery(params);
+  const at = { runId, source, endpoint: ep.name, params: query };
   const scopeLog = run.logger.child({ endpoint: ep.name });
   // A visit cut short by a stop is no answer of its root's either way.
   let answer: RootAnswer | null = { kind: 'accepted' };
@@ -234,7 +239,7 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
     if (res.kind === 'invalid') {
       answer = { kind: 'refused' };
       counters.scopes.invalid += 1;
-      await recordScopeFailure(deps.pool, { endpoint: ep.name, params: query, status: 'invalid', error: res.reason, runId });
+      await recordScopeFailure(deps.pool, { ...at, status: 'invalid', error: res.reason });
       scopeLog.warn({ params: query, reason: res.reason }, 'upstream answered RequestValid 0');
       return [];
     }
@@ -253,10 +258,10 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
     counters.scopes.failed += 1;
     const message = err instanceof Error ? err.message : String(err);
     scopeLog.warn({ params: query, err: message }, 'scope failed; recorded and skipped');
-    await recordScopeFailure(deps.pool, { endpoint: ep.name, params: query, status: 'error', error: message, runId });
+    await recordScopeFailure(deps.pool, { ...at, status: 'error', error: message });
     const badBody = classifyBadBody(err);
     if (badBody) {
-      await insertBodyReject(deps.pool, { runId, endpoint: ep.name, params: query }, message, badBody.snippet);
+      await insertBodyReject(deps.pool, at, message, badBody.snippet);
       counters.add(ep.rejectTable, { rejected: 1 });
     }
     return [];
@@ -282,7 +287,7 @@ function isScopeFailure(err: unknown): boolean {
  */
 async function driftForObserver(deps: SyncDeps, logger: Logger): Promise<RunSummary['drift']> {
   if (!deps.observer?.runFinished) return undefined;
-  return loadDrift(deps.pool, deps.config.shapes ?? null).then(
+  return loadDrift(deps.pool, deps.config.shapes ?? null, [deps.source ?? DEFAULT_SOURCE]).then(
     (report) => driftCounts(report),
     (err: unknown) => void logger.warn({ err: String(err) }, 'could not read the shape report'),
   );

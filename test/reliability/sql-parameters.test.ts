@@ -60,9 +60,9 @@ const REVIEWED: Record<string, Record<string, string>> = {
   },
   'src/sync/sql/dead-runs.ts': {
     '*': 'ABANDON and DEAD_ERROR are constant SQL fragments written in this file; every value is a $n parameter',
-    "`WITH run_locks(job, id) AS (SELECT * FROM unnest($1::text[], $2::int[])) UPDATE pitwall.sync_runs r SET ${ABANDON} WHERE r.status = 'running' AND COALESCE(r.heartbeat_at, r.started_at) < now() - make_interval(secs => $3::double precision / 1000) AND NOT EXISTS ( SELECT 1 FROM run_locks k JOIN pg_locks l ON l.objid = k.id::oid WHERE k.job = r.job AND l.locktype = 'advisory' AND l.classid = $4::oid AND l.objsubid = 2 AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())) RETURNING r.run_id, r.job`":
-      'splices ABANDON only, a constant of this file; jobs, lock ids, the age and the namespace are $n parameters',
-    "`UPDATE pitwall.sync_runs SET ${ABANDON} WHERE job = $1 AND status = 'running'`": 'splices ABANDON only, a constant of this file; the job is $1',
+    "`WITH run_locks(source, job, id) AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])) UPDATE pitwall.sync_runs r SET ${ABANDON} WHERE r.status = 'running' AND COALESCE(r.heartbeat_at, r.started_at) < now() - make_interval(secs => $4::double precision / 1000) AND NOT EXISTS ( SELECT 1 FROM run_locks k JOIN pg_locks l ON l.objid = k.id::oid WHERE k.source = r.source AND k.job = r.job AND l.locktype = 'advisory' AND l.classid = $5::oid AND l.objsubid = 2 AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())) RETURNING r.run_id, r.source, r.job`":
+      'splices ABANDON only, a constant of this file; sources, jobs, lock ids, the age and the namespace are $n parameters',
+    "`UPDATE pitwall.sync_runs SET ${ABANDON} WHERE source = $2 AND job = $1 AND status = 'running'`": 'splices ABANDON only, a constant of this file; the job and source are $1 and $2',
   },
   'src/commands/status-report.ts': {
     "tables .map((t, i) => `SELECT ${i} AS n, '${t}' AS \"table\", max(_synced_at)::text AS newest_synced_at FROM ${tableMeta(warehouseTables[t]).qualifiedName}`) .join(' UNION ALL ') + ' ORDER BY n'":

@@ -7,7 +7,7 @@ import type { Endpoint, EndpointName } from '../endpoints.js';
 
 import { keptWhere } from './kept-where.js';
 import { aliasPaths, isUnmodelledField, modelledPaths } from './modelled.js';
-import { upsertShapePaths, type ShapePathRow } from './sql.js';
+import { upsertShapePaths, type ShapePathRow, type ShapeRun } from './sql.js';
 import { newNode, observe, paths, type ShapeNode } from './tree.js';
 import { absentFields, describeWarning, vanishedFields, type ShapeWarning } from './vanished.js';
 
@@ -41,7 +41,7 @@ export class ShapeTracker {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly runId: number | null,
+    private readonly at: ShapeRun,
     private readonly logger: Logger,
     /** Texts never to store (the API key): an upstream that echoes the request could put it in an example. */
     private readonly secrets: readonly string[] = [],
@@ -85,7 +85,7 @@ export class ShapeTracker {
     const modelledByName = new Map([...trees.keys()].map((ep) => [ep.name as string, this.modelled(ep)]));
     const freshRows: ShapePathRow[] = [];
     for (let i = 0; i < rows.length; i += this.batchSize) {
-      const fresh = await upsertShapePaths(this.pool, this.runId, rows.slice(i, i + this.batchSize));
+      const fresh = await upsertShapePaths(this.pool, this.at, rows.slice(i, i + this.batchSize));
       freshRows.push(...fresh);
       for (const r of fresh) {
         const modelled = modelledByName.get(r.endpoint);
@@ -99,7 +99,7 @@ export class ShapeTracker {
       }
     }
     for (const [ep, fields] of absent) {
-      const found = await vanishedFields(this.pool, this.runId, ep.name, fields, freshRows.filter((r) => r.endpoint === ep.name), this.modelled(ep));
+      const found = await vanishedFields(this.pool, this.at, ep.name, fields, freshRows.filter((r) => r.endpoint === ep.name), this.modelled(ep));
       for (const w of found) {
         this.logger.warn({ endpoint: w.endpoint, path: w.path, candidates: w.candidates }, `${describeWarning(w)}; see pitwall drift --suggest`);
       }

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { queryWithRetry } from '../../db/transaction.js';
 
 import { isUnmodelledField } from './modelled.js';
-import type { ShapePathRow } from './sql.js';
+import type { ShapePathRow, ShapeRun } from './sql.js';
 import { parentPath, ROOT, type JsonType, type ShapePath } from './tree.js';
 
 /**
@@ -39,7 +39,7 @@ export function absentFields(modelled: ReadonlySet<string>, seen: ReadonlyMap<st
  */
 export async function vanishedFields(
   pool: pg.Pool,
-  runId: number | null,
+  { runId, source }: ShapeRun,
   endpoint: string,
   absent: readonly string[],
   fresh: readonly ShapePathRow[],
@@ -48,8 +48,8 @@ export async function vanishedFields(
   if (absent.length === 0) return [];
   const { rows } = await queryWithRetry<{ path: string; seen: string; json_types: string[]; missing_since_run_id: string | null }>(
     pool,
-    `SELECT path, seen, json_types, missing_since_run_id FROM pitwall.shape_paths WHERE endpoint = $1 AND path = ANY($2::text[])`,
-    [endpoint, absent],
+    `SELECT path, seen, json_types, missing_since_run_id FROM pitwall.shape_paths WHERE source = $3 AND endpoint = $1 AND path = ANY($2::text[])`,
+    [endpoint, absent, source],
   );
   const known = new Map(rows.map((r) => [r.path, r]));
   const warnings: ShapeWarning[] = [];
@@ -68,10 +68,10 @@ export async function vanishedFields(
   if (warnings.length > 0) {
     await queryWithRetry(
       pool,
-      `INSERT INTO pitwall.shape_paths AS s (endpoint, path, json_types, seen, modelled, first_run_id, last_run_id, missing_since_run_id)
-       SELECT $1, u.path, '{}', 0, true, $3, $3, $3 FROM unnest($2::text[]) AS u(path)
-       ON CONFLICT (endpoint, path) DO UPDATE SET missing_since_run_id = $3`,
-      [endpoint, warnings.map((w) => w.path), runId],
+      `INSERT INTO pitwall.shape_paths AS s (source, endpoint, path, json_types, seen, modelled, first_run_id, last_run_id, missing_since_run_id)
+       SELECT $4, $1, u.path, '{}', 0, true, $3, $3, $3 FROM unnest($2::text[]) AS u(path)
+       ON CONFLICT (source, endpoint, path) DO UPDATE SET missing_since_run_id = $3`,
+      [endpoint, warnings.map((w) => w.path), runId, source],
     );
   }
   return warnings;

@@ -12,6 +12,7 @@ const RUN_JOBS = [...JOB_NAMES, 'rebuild'] as const;
 
 export interface DeadRun {
   runId: number;
+  source: string;
   job: string;
 }
 
@@ -37,23 +38,28 @@ const CANNOT_WRITE = new Set(['42501', '25006']);
  * rebuild, the worker, the status page); a session that cannot write marks nothing.
  */
 export async function markDeadRuns(db: pg.Pool, staleAfterMs = STALE_AFTER_MS): Promise<DeadRun[]> {
-  const pairs = RUN_JOBS.flatMap((job) => runLockIds(job).map((id) => [job, id] as const));
   try {
-    const { rows } = await queryWithRetry<{ run_id: string; job: string }>(
+    // The lock ids are computed here, not in SQL, so first the sources that have running runs
+    // (the partial index on running runs makes this a lookup of a few rows).
+    const { rows: running } = await queryWithRetry<{ source: string }>(db, `SELECT DISTINCT source FROM pitwall.sync_runs WHERE status = 'running'`);
+    if (running.length === 0) return [];
+    const locks = running.flatMap(({ source }) => RUN_JOBS.flatMap((job) => runLockIds(source, job).map((id) => ({ source, job, id }))));
+    const { rows } = await queryWithRetry<{ run_id: string; source: string; job: string }>(
       db,
-      `WITH run_locks(job, id) AS (SELECT * FROM unnest($1::text[], $2::int[]))
+      `WITH run_locks(source, job, id) AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]))
        UPDATE pitwall.sync_runs r SET ${ABANDON}
         WHERE r.status = 'running'
-          AND COALESCE(r.heartbeat_at, r.started_at) < now() - make_interval(secs => $3::double precision / 1000)
+          AND COALESCE(r.heartbeat_at, r.started_at) < now() - make_interval(secs => $4::double precision / 1000)
           AND NOT EXISTS (
             SELECT 1 FROM run_locks k
               JOIN pg_locks l ON l.objid = k.id::oid
-             WHERE k.job = r.job AND l.locktype = 'advisory' AND l.classid = $4::oid AND l.objsubid = 2 AND l.granted
+             WHERE k.source = r.source AND k.job = r.job
+               AND l.locktype = 'advisory' AND l.classid = $5::oid AND l.objsubid = 2 AND l.granted
                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
-       RETURNING r.run_id, r.job`,
-      [pairs.map(([job]) => job), pairs.map(([, id]) => id), staleAfterMs, LOCK_NAMESPACE],
+       RETURNING r.run_id, r.source, r.job`,
+      [locks.map((k) => k.source), locks.map((k) => k.job), locks.map((k) => k.id), staleAfterMs, LOCK_NAMESPACE],
     );
-    return rows.map((r) => ({ runId: Number(r.run_id), job: r.job }));
+    return rows.map((r) => ({ runId: Number(r.run_id), source: r.source, job: r.job }));
   } catch (err) {
     if (CANNOT_WRITE.has(coerceDbError(err).sqlstate ?? '')) return [];
     throw err;
@@ -61,10 +67,14 @@ export async function markDeadRuns(db: pg.Pool, staleAfterMs = STALE_AFTER_MS): 
 }
 
 /**
- * Runs of `job` still marked running, closed the same way. Called only while holding the job's
- * lock, so no live process can own them, whatever their heartbeat's age.
+ * Runs of one source's `job` still marked running, closed the same way. Called only while
+ * holding that job's lock, so no live process can own them, whatever their heartbeat's age.
  */
-export async function markAbandoned(db: pg.Pool | pg.ClientBase, job: string): Promise<number> {
-  const { rowCount } = await queryWithRetry(db, `UPDATE pitwall.sync_runs SET ${ABANDON} WHERE job = $1 AND status = 'running'`, [job]);
+export async function markAbandoned(db: pg.Pool | pg.ClientBase, source: string, job: string): Promise<number> {
+  const { rowCount } = await queryWithRetry(
+    db,
+    `UPDATE pitwall.sync_runs SET ${ABANDON} WHERE source = $2 AND job = $1 AND status = 'running'`,
+    [job, source],
+  );
   return rowCount ?? 0;
 }

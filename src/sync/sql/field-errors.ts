@@ -3,6 +3,8 @@ import type pg from 'pg';
 import { storableJson, storableText } from '../extract/storable.js';
 import type { FieldError } from '../extract/types.js';
 
+import type { ScopeAt } from './sync-state.js';
+
 /** The received value is evidence, not a copy of the item (that is in the row's `raw`): bounded. */
 export const MAX_FIELD_VALUE_CHARS = 200;
 
@@ -22,13 +24,13 @@ export function fieldValueText(value: unknown): string {
  */
 export async function insertFieldErrors(
   db: pg.ClientBase,
-  scope: { runId: number; endpoint: string; params: string },
+  scope: ScopeAt,
   errors: readonly FieldError[],
 ): Promise<void> {
   if (errors.length === 0) return;
   await db.query(
-    `INSERT INTO pitwall.field_errors (run_id, endpoint, params, table_name, path, value, row_key, reason)
-     SELECT $1, $2, $3, e.table_name, e.path, e.value, e.row_key::jsonb, e.reason
+    `INSERT INTO pitwall.field_errors (source, run_id, endpoint, params, table_name, path, value, row_key, reason)
+     SELECT $9, $1, $2, $3, e.table_name, e.path, e.value, e.row_key::jsonb, e.reason
        FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS e(table_name, path, value, row_key, reason)`,
     [
       scope.runId,
@@ -39,6 +41,7 @@ export async function insertFieldErrors(
       errors.map((e) => fieldValueText(e.value)),
       errors.map((e) => (e.rowKey === null ? null : JSON.stringify(storableJson(e.rowKey)))),
       errors.map((e) => storableText(e.reason).slice(0, MAX_REASON_CHARS)),
+      scope.source,
     ],
   );
 }

@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
+
 import type pg from 'pg';
 
 import { coerceDbError, DatabaseError } from '../../db/errors.js';
+import { DEFAULT_SOURCE } from '../../db/schema/columns.js';
 
 /** First half of every pitwall advisory-lock key, so pitwall's locks never collide with others'. */
 export const LOCK_NAMESPACE = 730_511;
@@ -8,13 +11,27 @@ export const LOCK_NAMESPACE = 730_511;
 const JOB_LOCK_IDS: Record<string, number> = { full: 1, season: 2, live: 3 };
 
 /**
- * The second halves of the advisory locks a live run of `job` holds, as pg_locks.objid shows
- * them: its own job's, or for a rebuild every job's (it takes them all, REBUILD_LOCKS).
+ * The second half of the advisory lock of one source's job. The default source keeps the ids
+ * pitwall used before sources existed (1, 2, 3). Another source's is taken from a digest of its
+ * name and the job, kept clear of those: two pairs share one only by a 1-in-4-billion chance, and
+ * then merely take turns.
  */
-export function runLockIds(job: string): number[] {
-  if (job === 'rebuild') return Object.values(JOB_LOCK_IDS);
+export function jobLockId(source: string, job: string): number {
   const id = JOB_LOCK_IDS[job];
-  return id === undefined ? [] : [id];
+  if (id === undefined) throw new Error(`no advisory lock id for job ${job}`);
+  if (source === DEFAULT_SOURCE) return id;
+  const digest = createHash('sha256').update(`${source}\0${job}`).digest().readInt32BE(0);
+  return digest >= 0 && digest < 16 ? digest + 16 : digest;
+}
+
+/**
+ * The second halves of the advisory locks a live run of one source's `job` holds, as
+ * pg_locks.objid shows them (an oid: the int4 read as unsigned): its own job's, or for a rebuild
+ * every job's (it takes them all, REBUILD_LOCKS).
+ */
+export function runLockIds(source: string, job: string): number[] {
+  const jobs = job === 'rebuild' ? Object.keys(JOB_LOCK_IDS) : job in JOB_LOCK_IDS ? [job] : [];
+  return jobs.map((j) => jobLockId(source, j) >>> 0);
 }
 
 export interface JobLock {
@@ -62,7 +79,7 @@ function giveBack(client: pg.PoolClient, watch: Watcher, err?: unknown): void {
 }
 
 /**
- * Takes the job's session-level advisory lock on a dedicated connection, or returns null when
+ * Takes the session-level advisory lock of one source's job on a dedicated connection, or returns null when
  * another process (a worker on any machine, or a manual `pitwall sync`) holds it. The lock lives
  * as long as that connection: a process that dies releases it with its session.
  *
@@ -73,9 +90,8 @@ function giveBack(client: pg.PoolClient, watch: Watcher, err?: unknown): void {
  * the lock, so a refusal is retried a few times before it counts as another process's; if the
  * lock cannot be taken back, `lost` is aborted.
  */
-export async function tryJobLock(pool: pg.Pool, job: string): Promise<JobLock | null> {
-  const id = JOB_LOCK_IDS[job];
-  if (id === undefined) throw new Error(`no advisory lock id for job ${job}`);
+export async function tryJobLock(pool: pg.Pool, source: string, job: string): Promise<JobLock | null> {
+  const id = jobLockId(source, job);
 
   const lost = new AbortController();
   let holder: { client: pg.PoolClient; watch: Watcher } | null = null;
@@ -150,14 +166,14 @@ export async function tryJobLock(pool: pg.Pool, job: string): Promise<JobLock | 
  * Every lock of `jobs`, taken in the order given, or null (holding none) when another process
  * holds any of them. One lock that lost its connection for good aborts the whole set's `lost`.
  */
-export async function tryJobLocks(pool: pg.Pool, jobs: readonly string[]): Promise<JobLock | null> {
+export async function tryJobLocks(pool: pg.Pool, source: string, jobs: readonly string[]): Promise<JobLock | null> {
   const held: JobLock[] = [];
   const releaseAll = async () => {
     for (const lock of [...held].reverse()) await lock.release();
   };
   try {
     for (const job of jobs) {
-      const lock = await tryJobLock(pool, job);
+      const lock = await tryJobLock(pool, source, job);
       if (!lock) {
         await releaseAll();
         return null;

@@ -7,16 +7,16 @@ import { queryWithRetry } from '../../db/transaction.js';
  * A points schedule shares its ScheduleId with the schedule it scores (the simulator's model,
  * and what the vendor's SDK implies), so the join is on the id.
  */
-export async function pointsSchedulesOfEvents(db: pg.Pool | pg.ClientBase, eventIds: readonly number[]): Promise<number[]> {
+export async function pointsSchedulesOfEvents(db: pg.Pool | pg.ClientBase, source: string, eventIds: readonly number[]): Promise<number[]> {
   if (eventIds.length === 0) return [];
   const { rows } = await queryWithRetry<{ schedule_id: number }>(
     db,
     `SELECT DISTINCT se.schedule_id
        FROM mrp.schedule_events se
-       JOIN mrp.point_schedules ps ON ps.schedule_id = se.schedule_id AND ps._deleted_at IS NULL
-      WHERE se._deleted_at IS NULL AND se.event_id = ANY($1::int[])
+       JOIN mrp.point_schedules ps ON ps.source = se.source AND ps.schedule_id = se.schedule_id AND ps._deleted_at IS NULL
+      WHERE se.source = $2 AND se._deleted_at IS NULL AND se.event_id = ANY($1::int[])
       ORDER BY se.schedule_id`,
-    [eventIds],
+    [eventIds, source],
   );
   return rows.map((r) => r.schedule_id);
 }

@@ -5,6 +5,8 @@ import { queryWithRetry } from '../../db/transaction.js';
 import { storableJson, storableText } from '../extract/storable.js';
 import type { Reject } from '../extract/types.js';
 
+import type { ScopeAt } from './sync-state.js';
+
 /** Bounded, so a huge garbage body cannot bloat the rejects table. */
 export const MAX_SNIPPET_CHARS = 2048;
 
@@ -32,14 +34,14 @@ function storable(r: Reject): { reason: string; payload: string | null; snippet:
  */
 export async function insertRejects(
   db: pg.ClientBase | pg.Pool,
-  scope: { runId: number; endpoint: string; params: string },
+  scope: ScopeAt,
   rejects: readonly Reject[],
 ): Promise<void> {
   if (rejects.length === 0) return;
   const rows = rejects.map(storable);
   await db.query(
-    `INSERT INTO pitwall.rejects (run_id, endpoint, params, reason, payload, payload_snippet)
-     SELECT $1, $2, $3, r.reason, r.payload::jsonb, r.snippet
+    `INSERT INTO pitwall.rejects (source, run_id, endpoint, params, reason, payload, payload_snippet)
+     SELECT $7, $1, $2, $3, r.reason, r.payload::jsonb, r.snippet
        FROM unnest($4::text[], $5::text[], $6::text[]) AS r(reason, payload, snippet)`,
     [
       scope.runId,
@@ -48,19 +50,20 @@ export async function insertRejects(
       rows.map((r) => r.reason),
       rows.map((r) => r.payload),
       rows.map((r) => r.snippet),
+      scope.source,
     ],
   );
 }
 
 export async function insertBodyReject(
   db: pg.Pool,
-  scope: { runId: number; endpoint: string; params: string },
+  scope: ScopeAt,
   reason: string,
   snippet: string,
 ): Promise<void> {
   await queryWithRetry(
     db,
-    `INSERT INTO pitwall.rejects (run_id, endpoint, params, reason, payload_snippet) VALUES ($1, $2, $3, $4, $5)`,
-    [scope.runId, scope.endpoint, scope.params, storableText(reason).slice(0, MAX_REASON_CHARS), storableText(snippet).slice(0, MAX_SNIPPET_CHARS)],
+    `INSERT INTO pitwall.rejects (source, run_id, endpoint, params, reason, payload_snippet) VALUES ($6, $1, $2, $3, $4, $5)`,
+    [scope.runId, scope.endpoint, scope.params, storableText(reason).slice(0, MAX_REASON_CHARS), storableText(snippet).slice(0, MAX_SNIPPET_CHARS), scope.source],
   );
 }

@@ -3,10 +3,10 @@ import type pg from 'pg';
 import type { EndpointName } from '../endpoints.js';
 import { KEPT_ENCODING, type KeptBody } from '../kept-body.js';
 
-export interface KeptScope {
+import type { ScopeAt } from './sync-state.js';
+
+export interface KeptScope extends ScopeAt {
   endpoint: EndpointName;
-  params: string;
-  runId: number;
   responseHash: string;
 }
 
@@ -22,15 +22,15 @@ export async function keepResponse(client: pg.ClientBase, scope: KeptScope, kept
     name: 'pitwall_keep_response',
     text: `WITH pruned AS (
        DELETE FROM pitwall.responses
-        WHERE endpoint = $1 AND params = $2
+        WHERE source = $9 AND endpoint = $1 AND params = $2
           AND response_id NOT IN (
             SELECT response_id FROM pitwall.responses
-             WHERE endpoint = $1 AND params = $2
+             WHERE source = $9 AND endpoint = $1 AND params = $2
              ORDER BY response_id DESC LIMIT $7)
      )
-     INSERT INTO pitwall.responses (endpoint, params, run_id, response_hash, encoding, body, body_bytes)
-     VALUES ($1, $2, $3, $4, $5, $6, $8)`,
-    values: [scope.endpoint, scope.params, scope.runId, scope.responseHash, KEPT_ENCODING, kept.body, versions - 1, kept.bytes],
+     INSERT INTO pitwall.responses (source, endpoint, params, run_id, response_hash, encoding, body, body_bytes)
+     VALUES ($9, $1, $2, $3, $4, $5, $6, $8)`,
+    values: [scope.endpoint, scope.params, scope.runId, scope.responseHash, KEPT_ENCODING, kept.body, versions - 1, kept.bytes, scope.source],
   });
 }
 
@@ -46,16 +46,22 @@ export interface KeptResponse {
 /**
  * The newest kept body of each of an endpoint's scopes whose params sort after `after`, at most
  * `limit` of them, in params order: one keyset page (pass the last page's last params to get the
- * next). Served by the index on (endpoint, params, response_id).
+ * next). Served by the index on (source, endpoint, params, response_id).
  */
-export async function latestResponses(db: pg.Pool, endpoint: EndpointName, after: string | null, limit: number): Promise<KeptResponse[]> {
+export async function latestResponses(
+  db: pg.Pool,
+  source: string,
+  endpoint: EndpointName,
+  after: string | null,
+  limit: number,
+): Promise<KeptResponse[]> {
   const { rows } = await db.query<{ response_id: string; params: string; response_hash: string; encoding: string; body: Buffer }>(
     `SELECT DISTINCT ON (params) response_id, params, response_hash, encoding, body
        FROM pitwall.responses
-      WHERE endpoint = $1 AND ($2::text IS NULL OR params > $2)
+      WHERE source = $4 AND endpoint = $1 AND ($2::text IS NULL OR params > $2)
       ORDER BY params, response_id DESC
       LIMIT $3`,
-    [endpoint, after, limit],
+    [endpoint, after, limit, source],
   );
   return rows.map((r) => ({ responseId: Number(r.response_id), params: r.params, responseHash: r.response_hash, encoding: r.encoding, body: r.body }));
 }

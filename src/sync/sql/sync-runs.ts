@@ -8,6 +8,7 @@ export type RunStatus = 'running' | 'succeeded' | 'failed' | 'skipped' | 'interr
 
 export async function insertRun(
   db: pg.Pool,
+  source: string,
   job: string,
   trigger: string,
   status: RunStatus,
@@ -17,10 +18,10 @@ export async function insertRun(
   // left 'running' and the next run of the job marks it abandoned.
   const { rows } = await queryWithRetry<{ run_id: string }>(
     db,
-    `INSERT INTO pitwall.sync_runs (job, trigger, status, host, pid, finished_at, heartbeat_at, shapes_file, shapes_digest)
-     VALUES ($1, $2, $3, $4, $5, CASE WHEN $3 = 'running' THEN NULL ELSE now() END, CASE WHEN $3 = 'running' THEN now() END, $6, $7)
+    `INSERT INTO pitwall.sync_runs (source, job, trigger, status, host, pid, finished_at, heartbeat_at, shapes_file, shapes_digest)
+     VALUES ($8, $1, $2, $3, $4, $5, CASE WHEN $3 = 'running' THEN NULL ELSE now() END, CASE WHEN $3 = 'running' THEN now() END, $6, $7)
      RETURNING run_id`,
-    [job, trigger, status, hostname(), process.pid, shapes?.file ?? null, shapes?.digest ?? null],
+    [job, trigger, status, hostname(), process.pid, shapes?.file ?? null, shapes?.digest ?? null, source],
   );
   return Number(rows[0]?.run_id);
 }

@@ -6,22 +6,29 @@ import { storableText } from '../extract/storable.js';
 /** Request scopes are identified by endpoint name plus the canonical query without the key. */
 export const scopeKey = (endpoint: string, params: string): string => `${endpoint}?${params}`;
 
-/** Hashes of the last successful response per scope, to skip identical responses. */
-export async function loadResponseHashes(db: pg.Pool | pg.ClientBase): Promise<Map<string, string>> {
+/** Hashes of the last successful response per scope of a source, to skip identical responses. */
+export async function loadResponseHashes(db: pg.Pool | pg.ClientBase, source: string): Promise<Map<string, string>> {
   const { rows } = await queryWithRetry<{ endpoint: string; params: string; response_hash: string }>(
     db,
     `SELECT endpoint, params, response_hash FROM pitwall.sync_state
-      WHERE status = 'ok' AND response_hash IS NOT NULL`,
+      WHERE source = $1 AND status = 'ok' AND response_hash IS NOT NULL`,
+    [source],
   );
   return new Map(rows.map((r) => [scopeKey(r.endpoint, r.params), r.response_hash]));
 }
 
-export interface ScopeSuccess {
+/** A request scope of a source, as a run writes about it. */
+export interface ScopeAt {
+  runId: number;
+  source: string;
   endpoint: string;
+  params: string;
+}
+
+export interface ScopeSuccess extends ScopeAt {
   params: string;
   responseHash: string;
   itemCount: number;
-  runId: number;
 }
 
 /**
@@ -39,16 +46,16 @@ export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSu
   const { rows } = await db.query<{ first: boolean }>({
     // Named: prepared once per connection, not parsed and planned again for each of a sync's scopes.
     name: 'pitwall_scope_success',
-    text: `WITH cleared AS (DELETE FROM pitwall.field_errors WHERE endpoint = $1 AND params = $2)
+    text: `WITH cleared AS (DELETE FROM pitwall.field_errors WHERE source = $6 AND endpoint = $1 AND params = $2)
      INSERT INTO pitwall.sync_state AS s
-       (endpoint, params, last_attempt_at, last_success_at, status, response_hash, item_count, last_error, last_run_id)
-     VALUES ($1, $2, now(), now(), 'ok', $3, $4, NULL, $5)
-     ON CONFLICT (endpoint, params) DO UPDATE SET
+       (source, endpoint, params, last_attempt_at, last_success_at, status, response_hash, item_count, last_error, last_run_id)
+     VALUES ($6, $1, $2, now(), now(), 'ok', $3, $4, NULL, $5)
+     ON CONFLICT (source, endpoint, params) DO UPDATE SET
        last_attempt_at = now(), last_success_at = now(), status = 'ok',
        response_hash = EXCLUDED.response_hash, item_count = EXCLUDED.item_count,
        last_error = NULL, last_run_id = EXCLUDED.last_run_id
      RETURNING s.xmax = 0 AS first`,
-    values: [s.endpoint, s.params, s.responseHash, s.itemCount, s.runId],
+    values: [s.endpoint, s.params, s.responseHash, s.itemCount, s.runId, s.source],
   });
   return rows[0]?.first === true;
 }
@@ -68,6 +75,7 @@ export class ScopeTouches {
   constructor(
     private readonly pool: pg.Pool,
     private readonly runId: number,
+    private readonly source: string,
     private readonly batchSize = 200,
   ) {}
 
@@ -87,8 +95,8 @@ export class ScopeTouches {
       `UPDATE pitwall.sync_state AS s
           SET last_attempt_at = now(), last_success_at = now(), last_run_id = $3
          FROM unnest($1::text[], $2::text[]) AS u(endpoint, params)
-        WHERE s.endpoint = u.endpoint AND s.params = u.params`,
-      [batch.map((t) => t.endpoint), batch.map((t) => t.params), this.runId],
+        WHERE s.source = $4 AND s.endpoint = u.endpoint AND s.params = u.params`,
+      [batch.map((t) => t.endpoint), batch.map((t) => t.params), this.runId, this.source],
     );
   }
 }
@@ -99,25 +107,25 @@ export class ScopeTouches {
  */
 export async function recordScopeFailure(
   db: pg.Pool,
-  f: { endpoint: string; params: string; status: 'invalid' | 'error'; error: string; runId: number },
+  f: ScopeAt & { status: 'invalid' | 'error'; error: string },
 ): Promise<void> {
   await queryWithRetry(
     db,
-    `INSERT INTO pitwall.sync_state AS s (endpoint, params, last_attempt_at, status, last_error, last_run_id)
-     VALUES ($1, $2, now(), $3, $4, $5)
-     ON CONFLICT (endpoint, params) DO UPDATE SET
+    `INSERT INTO pitwall.sync_state AS s (source, endpoint, params, last_attempt_at, status, last_error, last_run_id)
+     VALUES ($6, $1, $2, now(), $3, $4, $5)
+     ON CONFLICT (source, endpoint, params) DO UPDATE SET
        last_attempt_at = now(), status = EXCLUDED.status, last_error = EXCLUDED.last_error,
        last_run_id = EXCLUDED.last_run_id`,
-    [f.endpoint, f.params, f.status, storableText(f.error).slice(0, 2000), f.runId],
+    [f.endpoint, f.params, f.status, storableText(f.error).slice(0, 2000), f.runId, f.source],
   );
 }
 
 /** Forget the hashes of these scopes, so their next response is processed even if identical. */
-export async function forgetResponseHashes(db: pg.ClientBase, endpoint: string[], params: string[]): Promise<void> {
+export async function forgetResponseHashes(db: pg.ClientBase, source: string, endpoint: string[], params: string[]): Promise<void> {
   if (params.length === 0) return;
   await db.query(
     `UPDATE pitwall.sync_state SET response_hash = NULL
-      WHERE endpoint = ANY($1::text[]) AND params = ANY($2::text[])`,
-    [endpoint, params],
+      WHERE source = $3 AND endpoint = ANY($1::text[]) AND params = ANY($2::text[])`,
+    [endpoint, params, source],
   );
 }
