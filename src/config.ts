@@ -106,12 +106,13 @@ const schema = z.object({
   sqlPort: int(1, 65535).optional(),
   keepResponses: int(1, 1_000),
   shapes: shapesFile.optional(),
+  sourcesFile: z.string().trim().min(1).optional(),
 });
 
 export type Config = Readonly<z.output<typeof schema>>;
 export type ConfigKey = keyof Config;
 /** Settings with no default; a command that needs one passes it in `require`. */
-export type OptionalKey = 'apiKey' | 'databaseUrl' | 'httpPort' | 'httpToken' | 'sqlPort' | 'shapes';
+export type OptionalKey = 'apiKey' | 'databaseUrl' | 'httpPort' | 'httpToken' | 'sqlPort' | 'shapes' | 'sourcesFile';
 export type ConfigWith<R extends OptionalKey> = Config & { readonly [K in R]: NonNullable<Config[K]> };
 
 export interface ConfigVariable {
@@ -303,6 +304,13 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     default: undefined,
     description: 'A JSON file of aliases and coercions that adjust the declared response shapes without a build (docs/shapes.md); `pitwall drift --suggest` writes one. Applies to sync, rebuild, probe and drift.',
     expected: 'a readable overrides file (docs/shapes.md)',
+  },
+  sourcesFile: {
+    env: 'PITWALL_SOURCES',
+    flag: '--sources',
+    default: undefined,
+    description: 'A JSON file naming several sources (sites, one API key each) to load into one warehouse; unset = MRP_API_KEY alone, as the source `default`. See "Several sites".',
+    expected: 'a path to a sources file',
   },
 };
 

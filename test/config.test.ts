@@ -107,7 +107,7 @@ describe('CONFIG_VARIABLES', () => {
     const shapes = join(mkdtempSync(join(tmpdir(), 'pitwall-config-')), 'shapes.json');
     writeFileSync(shapes, '{"version": 1, "endpoints": {}}');
     const keys = Object.keys(
-      loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db', PITWALL_HTTP_PORT: '0', PITWALL_SQL_PORT: '5433', PITWALL_HTTP_TOKEN: 'x'.repeat(16), PITWALL_SHAPES: shapes }),
+      loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db', PITWALL_HTTP_PORT: '0', PITWALL_SQL_PORT: '5433', PITWALL_HTTP_TOKEN: 'x'.repeat(16), PITWALL_SHAPES: shapes, PITWALL_SOURCES: '/etc/pitwall/sources.json' }),
     );
     rmSync(dirname(shapes), { recursive: true, force: true });
     expect(CONFIG_VARIABLES.map((v) => v.key).sort()).toEqual(keys.sort());

@@ -54,6 +54,10 @@ export function parse<T extends ParseArgsConfig>(config: T): ReturnType<typeof p
   }
 }
 
-export function makeLogger(config: Config, ctx: CommandContext): Logger {
-  return createLogger({ level: config.logLevel, pretty: ctx.interactive, secrets: configSecrets(config) });
+/** The logger of a command; `secrets` adds texts to mask beyond the config's own (the sources' keys). */
+export function makeLogger(config: Config, ctx: CommandContext, secrets: readonly string[] = []): Logger {
+  return createLogger({ level: config.logLevel, pretty: ctx.interactive, secrets: [...configSecrets(config), ...secrets] });
 }
+
+/** `--source NAME`, repeatable: the sources a command works for (all when none is named). */
+export const SOURCE_OPTION = { source: { type: 'string', multiple: true } } as const;

@@ -50,6 +50,15 @@ function unmodelledNote(perEndpoint: RunSummary['unknownFields']): string {
   return `; ${total} unmodelled field(s) kept as received (${detail}); pitwall drift says where`;
 }
 
+/**
+ * The exit code of several runs (one per source): the first failure's kind by severity, so a
+ * refused key or an unreachable upstream still says so when another source succeeded.
+ */
+export function worstExitCode(codes: readonly number[]): number {
+  const order = [EXIT.keyRefused, EXIT.upstreamUnreachable, EXIT.failed, EXIT.interrupted, EXIT.skipped];
+  return order.find((code) => codes.includes(code)) ?? EXIT.ok;
+}
+
 /** The exit code of a finished run, for `sync` and `rebuild` alike (the README lists them). */
 export function runExitCode(s: RunSummary): number {
   if (s.keyRefused) return EXIT.keyRefused;

@@ -1,44 +1,60 @@
 import { loadConfig } from '../config.js';
 import { openWarehouse } from '../db/open-warehouse.js';
+import { loadSources, selectSources, sourceSecrets, type Source } from '../sources.js';
 import { JOB_NAMES, type JobName } from '../sync/jobs.js';
-import { runSync } from '../sync/run.js';
+import { runSync, type RunSummary } from '../sync/run.js';
 import { gracefulStop } from '../worker/graceful-stop.js';
 
-import { CONFIG_FLAG_OPTIONS, HELP, UsageError, configFlags, makeLogger, parse, type CommandContext } from './context.js';
+import { CONFIG_FLAG_OPTIONS, HELP, SOURCE_OPTION, UsageError, configFlags, makeLogger, parse, type CommandContext } from './context.js';
 import { createProgressReporter } from './progress.js';
-import { runExitCode, summaryJson, summaryText } from './sync-report.js';
+import { runExitCode, summaryJson, summaryText, worstExitCode } from './sync-report.js';
 
 /**
- * `pitwall sync [--job full|season|live] [--json]`: one run of one job. The first signal drains
- * the run (nothing new starts; in-flight requests and transactions finish, cancelled after
- * PITWALL_SHUTDOWN_TIMEOUT_MS), which then ends `interrupted` with exit code 130.
+ * `pitwall sync [--job full|season|live] [--source NAME ...] [--json]`: one run of one job for
+ * each selected source, the sources side by side (each at its own key's pace). The first signal
+ * drains the runs (nothing new starts; in-flight requests and transactions finish, cancelled
+ * after PITWALL_SHUTDOWN_TIMEOUT_MS), which then end `interrupted` with exit code 130.
  */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parse({
     args: ctx.args,
-    options: { ...CONFIG_FLAG_OPTIONS, ...HELP, job: { type: 'string' }, json: { type: 'boolean' } },
+    options: { ...CONFIG_FLAG_OPTIONS, ...HELP, ...SOURCE_OPTION, job: { type: 'string' }, json: { type: 'boolean' } },
   });
   const job = (values.job ?? 'full') as JobName;
   if (!JOB_NAMES.includes(job)) throw new UsageError(`--job must be one of ${JOB_NAMES.join(', ')}`);
-  const config = loadConfig(ctx.env, configFlags(values), { require: ['apiKey'] });
-  const logger = makeLogger(config, ctx);
-  const warehouse = await openWarehouse(config, logger, { poolMax: config.concurrency + 2, purpose: 'sync' });
+  const config = loadConfig(ctx.env, configFlags(values));
+  const sources = selectSources(loadSources(config, ctx.env), values.source);
+  const logger = makeLogger(config, ctx, sourceSecrets(sources));
+  const poolMax = sources.reduce((n, s) => n + s.config.concurrency + 2, 0);
+  const warehouse = await openWarehouse(config, logger, { poolMax, purpose: 'sync' });
   const stop = gracefulStop(config.shutdownTimeoutMs, ctx.signal);
-  const progress = createProgressReporter({ interactive: ctx.interactive, write: ctx.err, logger });
+  // The live progress line follows one run; several sources report in their log lines instead.
+  const progress = createProgressReporter({ interactive: ctx.interactive && sources.length === 1, write: ctx.err, logger });
   try {
-    const summary = await runSync(
-      { pool: warehouse.pool, config, logger },
-      { job, trigger: 'manual', drain: stop.drain, signal: stop.abort, onProgress: progress.update },
-    );
+    const one = (source: Source) =>
+      runSync(
+        { pool: warehouse.pool, config: source.config, logger, source: source.name },
+        { job, trigger: 'manual', drain: stop.drain, signal: stop.abort, onProgress: progress.update },
+      );
+    const summaries = await Promise.all(sources.map(one));
     progress.finish();
-    ctx.out(values.json ? summaryJson(summary) : summaryText(summary));
-    if (summary.keyRefused || summary.upstreamUnreachable) {
-      // One line on stderr for the person (or script) who set the key or the URL; the summary stays on stdout.
-      ctx.err?.(`pitwall: ${summary.error}\n`);
+    ctx.out(report(sources, summaries, values.json === true));
+    for (const summary of summaries) {
+      if (summary.keyRefused || summary.upstreamUnreachable) {
+        // One line on stderr for the person (or script) who set the key or the URL; the summary stays on stdout.
+        ctx.err?.(`pitwall: ${summary.error}\n`);
+      }
     }
-    return runExitCode(summary);
+    return worstExitCode(summaries.map(runExitCode));
   } finally {
     stop.dispose();
     await warehouse.close();
   }
+}
+
+/** One source's summary as it has always been printed; several, each under its source's name. */
+function report(sources: readonly Source[], summaries: readonly RunSummary[], json: boolean): string {
+  if (summaries.length === 1 && summaries[0]) return json ? summaryJson(summaries[0]) : summaryText(summaries[0]);
+  if (json) return JSON.stringify({ sources: Object.fromEntries(summaries.map((s, i) => [sources[i]?.name, JSON.parse(summaryJson(s)) as unknown])) });
+  return summaries.map((s, i) => `== source ${sources[i]?.name}\n${summaryText(s)}`).join('\n\n');
 }
