@@ -23,8 +23,12 @@ export async function run(ctx: CommandContext): Promise<number> {
       scale: { type: 'string' },
       today: { type: 'string' },
       key: { type: 'string' },
+      sites: { type: 'string' },
     },
   });
+  const sites = whole(values.sites, 'sites');
+  if (sites !== undefined && (sites < 1 || sites > 100)) throw new UsageError('--sites must be from 1 to 100');
+  if (sites !== undefined && values.key) throw new UsageError('--sites names its own keys (sim-site-1 ...); leave out --key');
   const scale = (values.scale ?? 'small') as Scale;
   if (!SCALES.includes(scale)) throw new UsageError(`--scale must be one of ${SCALES.join(', ')}`);
   const seed = whole(values.seed, 'seed');
@@ -35,13 +39,14 @@ export async function run(ctx: CommandContext): Promise<number> {
     ...(seed !== undefined ? { seed } : {}),
     ...(values.today ? { today: values.today } : {}),
     ...(values.key ? { key: values.key } : {}),
+    ...(sites !== undefined ? { sites } : {}),
   });
   const s = sim.world.summary();
   ctx.out(
     [
       `simulator listening (seed ${s.seed}, scale ${s.scale}, today ${s.today})`,
       `  MRP_API_BASE_URL=${sim.url}`,
-      `  MRP_API_KEY=${sim.key}`,
+      ...(sites === undefined ? [`  MRP_API_KEY=${sim.key}`] : sim.sites.map((site, i) => `  site ${i + 1} key: ${site.key}`)),
       `  ${s.events} events in ${s.years.length} seasons, ${s.resultRows} result rows, ${s.drivers} drivers`,
       `  admin: ${sim.url}/__simulator/world`,
     ].join('\n'),

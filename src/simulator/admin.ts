@@ -15,7 +15,7 @@ import type { Quirks, World } from './world/types.js';
  *   GET  /__simulator/requests             { total, byPath: { "<path>?<sorted query without key>": n },
  *                                            faults: { <kind>: n } }
  *   POST /__simulator/requests/reset       clears that log                              -> { ok: true }
- *   GET  /__simulator/truth[?table=<name>] world.truth(), or { <name>: rows } for one warehouse table
+ *   GET  /__simulator/truth[?table=<name>][&key=<key>] world.truth() (of the site whose key is given), or { <name>: rows } for one warehouse table
  *   GET  /__simulator/world                world.summary()
  *   POST /__simulator/clock                { "advanceDays": n } | { "today": "YYYY-MM-DD" } -> world.summary()
  *   POST /__simulator/correct-result       a ResultCorrection                            -> { ok: true }
@@ -31,7 +31,10 @@ import type { Quirks, World } from './world/types.js';
  */
 
 export interface AdminContext {
+  /** The first site's world: what the routes that change a world change. */
   world: World;
+  /** Every site's key and world; the clock moves them all, the truth is asked per key. */
+  sites: ReadonlyArray<{ key: string; world: World }>;
   requests: RequestRecorder;
   faults(): FaultConfig;
   setFaults(config: FaultConfig): void;
@@ -77,13 +80,15 @@ const OK = { ok: true };
 const routes: Record<string, Partial<Record<'GET' | 'POST', Route>>> = {
   requests: { GET: (ctx) => ctx.requests.snapshot() },
   'requests/reset': { POST: (ctx) => (ctx.requests.reset(), OK) },
-  truth: { GET: (ctx, _req, url) => truth(ctx.world, url.searchParams.get('table')) },
+  truth: { GET: (ctx, _req, url) => truth(siteWorld(ctx, url.searchParams.get('key')), url.searchParams.get('table')) },
   world: { GET: (ctx) => ctx.world.summary() },
   clock: {
     POST: async (ctx, req) => {
       const body = parse(clockBody, await readJsonBody(req));
-      if ('today' in body) ctx.world.setToday(body.today);
-      else ctx.world.advanceDays(body.advanceDays);
+      for (const { world } of ctx.sites) {
+        if ('today' in body) world.setToday(body.today);
+        else world.advanceDays(body.advanceDays);
+      }
       return ctx.world.summary();
     },
   },
@@ -153,6 +158,14 @@ function parse<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
     throw new BadRequestError(z.prettifyError(result.error), issues);
   }
   return result.data;
+}
+
+/** The world of the site whose key is `key`; the first site's without one. */
+function siteWorld(ctx: AdminContext, key: string | null): World {
+  if (key === null) return ctx.world;
+  const site = ctx.sites.find((s) => s.key === key);
+  if (!site) throw new BadRequestError('no site has that key', { sites: ctx.sites.length });
+  return site.world;
 }
 
 function truth(world: World, table: string | null): unknown {

@@ -7,6 +7,7 @@ import { decideFault } from './faults.js';
 import { sendJson, sendText } from './http.js';
 import type { FaultConfig } from './options.js';
 import type { RequestRecorder } from './request-log.js';
+import { transportParam } from './transport-params.js';
 
 /**
  * One request outside /__simulator/: log it, then (for /v2/) render its answer and send it,
@@ -18,7 +19,8 @@ import type { RequestRecorder } from './request-log.js';
  */
 
 export interface ApiState {
-  apiContext(): ApiContext;
+  /** What a request with this key is answered from: its site's world, or a refusal of the key. */
+  apiContext(key: string | null): ApiContext;
   faults(): FaultConfig;
   /** The arrival number of this request since the fault config was last set. */
   nextRequestIndex(): number;
@@ -46,7 +48,7 @@ export async function handleApiRequest(
   }
 
   const config = state.faults();
-  const ctx = state.apiContext();
+  const ctx = state.apiContext(transportParam(url.searchParams, 'key'));
   const decision = decideFault(ctx.seed, state.nextRequestIndex(), config);
   const clientGone = new AbortController();
   res.once('close', () => clientGone.abort());

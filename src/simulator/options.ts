@@ -89,6 +89,11 @@ export const simulatorOptionsSchema = z
     scale: z.enum(['tiny', 'small', 'medium', 'large']).optional(),
     today: isoDay.optional(),
     key: z.string().min(1).default(SIMULATOR_KEY),
+    /**
+     * Serve this many sites, one key each (`sim-site-1` ... `sim-site-N`, replacing `key`), each
+     * key seeing its own site's world (see WorldOptions.site). Unset: one site and `key`.
+     */
+    sites: z.number().int().min(1).max(100).optional(),
     quirks: quirksSchema.default(DEFAULT_QUIRKS),
     faults: faultConfigSchema.default(() => faultConfigSchema.parse({})),
     /**
@@ -100,7 +105,11 @@ export const simulatorOptionsSchema = z
   })
   .refine((o) => !(o.world && (o.scale !== undefined || o.today !== undefined)), {
     message: 'pass either a built world or scale/today to build one, not both',
-  });
+  })
+  .refine((o) => !(o.sites !== undefined && o.world), { message: 'a built world is one site; pass sites or world, not both' });
+
+/** The key of site `n` (1-based) of a simulator serving several. */
+export const siteKey = (n: number): string => `sim-site-${n}`;
 export type SimulatorOptions = z.input<typeof simulatorOptionsSchema>;
 export type SimulatorConfig = z.output<typeof simulatorOptionsSchema>;
 

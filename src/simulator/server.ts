@@ -5,6 +5,7 @@ import { ADMIN_PREFIX, handleAdminRequest, type AdminContext } from './admin.js'
 import { handleApiRequest, type ApiState } from './api.js';
 import { sendJson } from './http.js';
 import {
+  siteKey,
   type FaultConfig,
   faultConfigSchema,
   type FaultOptions,
@@ -26,11 +27,22 @@ export type { SimulatorOptions } from './options.js';
  * lifecycle, the routing between the API and the admin API, and the state both share.
  */
 
+/** One site the simulator serves: its key and the world that key sees. */
+export interface SimulatedSite {
+  key: string;
+  world: World;
+}
+
 export interface RunningSimulator {
   /** Base URL without `/v2`, e.g. `http://127.0.0.1:4321`. */
   url: string;
+  /** The first site's key and world: the only ones of a single-site simulator. */
   key: string;
   world: World;
+  /** Every site, in order (one unless started with `sites`). */
+  sites: readonly SimulatedSite[];
+  /** Stops accepting a site's key (answered as a refused key from then on); `restore` takes it back. */
+  revokeKey(key: string, restore?: boolean): void;
   /** Replaces the fault config (omitted fields take defaults) and restarts the fault sequence. */
   setFaults(faults: FaultOptions): void;
   /** Replaces the quirks (omitted fields take DEFAULT_QUIRKS). */
@@ -43,9 +55,17 @@ export interface RunningSimulator {
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const config = parseSimulatorOptions(options);
-  const world =
-    config.world ??
-    createWorld({ seed: config.seed, scale: config.scale ?? 'small', ...(config.today && { today: config.today }) });
+  const build = (site?: number) =>
+    createWorld({ seed: config.seed, scale: config.scale ?? 'small', ...(config.today && { today: config.today }), ...(site !== undefined && { site }) });
+  const sites: SimulatedSite[] =
+    config.sites === undefined
+      ? [{ key: config.key, world: config.world ?? build() }]
+      : Array.from({ length: config.sites }, (_, i) => ({ key: siteKey(i + 1), world: build(i + 1) }));
+  const [first] = sites as [SimulatedSite];
+  const world = first.world;
+  const revoked = new Set<string>();
+  // A key no site has: what an unknown or revoked key is compared with, so it is refused.
+  const NO_KEY = '\u0000refused';
 
   let faults: FaultConfig = config.faults;
   let quirks: Quirks = config.quirks;
@@ -60,7 +80,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     requestIndex = 0;
   };
   const apiState: ApiState = {
-    apiContext: () => ({ world, seed: config.seed, key: config.key, quirks, invalidRequest: config.invalidRequest }),
+    apiContext: (key) => {
+      const site = sites.find((s) => s.key === key && !revoked.has(s.key));
+      return { world: site?.world ?? world, seed: config.seed, key: site?.key ?? NO_KEY, quirks, invalidRequest: config.invalidRequest };
+    },
     faults: () => faults,
     nextRequestIndex: () => requestIndex++,
     requests,
@@ -68,6 +91,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   };
   const adminContext: AdminContext = {
     world,
+    sites,
     requests,
     faults: () => faults,
     setFaults,
@@ -96,8 +120,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   return {
     url: `http://${host}:${port}`,
-    key: config.key,
+    key: first.key,
     world,
+    sites,
+    revokeKey: (key, restore = false) => void (restore ? revoked.delete(key) : revoked.add(key)),
     setFaults: (next) => setFaults(faultConfigSchema.parse(next)),
     setQuirks: (next) => void (quirks = quirksSchema.parse(next)),
     requests: () => requests.snapshot(),

@@ -87,6 +87,7 @@ export const TAG = {
   race: 13,
   classOverride: 11,
   pointClassOverride: 12,
+  site: 14,
   // Render-time quirk choices.
   quirkId: 20,
   quirkFlag: 21,

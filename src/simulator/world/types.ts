@@ -11,6 +11,13 @@ export type Scale = 'tiny' | 'small' | 'medium' | 'large';
 export interface WorldOptions {
   seed: number;
   scale: Scale;
+  /**
+   * One site of several (1-based), as `pitwall simulate --sites N` serves them: its own
+   * schedules and events (ids apart from every other site's, so an id means one thing on the
+   * whole platform), racing the classes and drivers every site of the seed shares. Unset: the
+   * one site of a single-site simulator, exactly as before sites existed.
+   */
+  site?: number;
   /** The simulated "today", `YYYY-MM-DD`. Events after it have no results yet. */
   today?: string;
 }

@@ -71,11 +71,19 @@ function startMinutes(seed: number, kind: EventKind, day: number): number {
   return roll < 0.85 ? 19 * 60 : 19 * 60 + 30;
 }
 
-export function generateCalendar(seed: number, params: ScaleParams, years: readonly number[]): Calendar {
+/**
+ * Site `n`'s ids start this far apart from site `n - 1`'s; every scale's calendar has far fewer
+ * schedules and events than that.
+ */
+const SITE_SCHEDULE_IDS = 1_000;
+const SITE_EVENT_IDS = 100_000;
+
+/** `site`: 0 for a single site, else the site's index (see WorldOptions.site), which moves its ids. */
+export function generateCalendar(seed: number, params: ScaleParams, years: readonly number[], site = 0): Calendar {
   const schedules: ScheduleRec[] = [];
   const nights: CalendarEvent[] = [];
   const addSchedule = (rec: Omit<ScheduleRec, 'id' | 'events'>): number => {
-    schedules.push({ ...rec, id: SCHEDULE_ID_BASE + schedules.length, events: [] });
+    schedules.push({ ...rec, id: SCHEDULE_ID_BASE + site * SITE_SCHEDULE_IDS + schedules.length, events: [] });
     return schedules.length - 1;
   };
   const text = (day: number): string =>
@@ -135,7 +143,7 @@ export function generateCalendar(seed: number, params: ScaleParams, years: reado
   }
 
   nights.sort((a, b) => a.day - b.day || a.minutes - b.minutes || (a.schedules[0] ?? 0) - (b.schedules[0] ?? 0));
-  const events = nights.map((e, i) => ({ ...e, id: EVENT_ID_BASE + i }));
+  const events = nights.map((e, i) => ({ ...e, id: EVENT_ID_BASE + site * SITE_EVENT_IDS + i }));
   events.forEach((e, i) => {
     e.schedules.sort((a, b) => a - b);
     for (const s of e.schedules) schedules[s]?.events.push(i);

@@ -42,8 +42,10 @@ export function generateWorld(options: WorldOptions): WorldModel {
   const years = Array.from({ length: params.years }, (_, i) => lastYear - params.years + 1 + i);
   // Names are part of the world, fixed at generation, while quirks arrive with each request:
   // the share of accented names is therefore the default one, whatever a request's quirks say.
+  // Sites share the roster (a driver races at several tracks); each has a calendar of its own.
   const roster = generateRoster(seed, params, years.length, DEFAULT_QUIRKS.unicodeNames);
-  const calendar = generateCalendar(seed, params, years);
+  const site = options.site ?? 0;
+  const calendar = generateCalendar(site === 0 ? seed : hash32(seed, TAG.site, site), params, years, site);
   const { classes, drivers } = roster;
 
   const planned: PlannedClass[] = [];
