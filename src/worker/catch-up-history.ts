@@ -7,37 +7,37 @@ import type { CatchUpHistory } from './catch-up-plan.js';
 
 /** The second halves of the pitwall advisory locks some session holds in this database (a read-only look). */
 async function heldLockIds(db: pg.Pool): Promise<Set<number>> {
-  const { rows } = await db.query<{ id: number }>(
-    `SELECT objid::int AS id FROM pg_locks
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT objid::bigint AS id FROM pg_locks
       WHERE locktype = 'advisory' AND classid = $1::oid AND objsubid = 2 AND granted
         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
     [LOCK_NAMESPACE],
   );
-  return new Set(rows.map((r) => r.id));
+  return new Set(rows.map((r) => Number(r.id)));
 }
 
 /**
- * Each job's last success, its failed or abandoned catch-ups since then, and a run of it still
+ * For one source, each job's last success, its failed or abandoned catch-ups since then, and a run of it still
  * recorded running, from pitwall.sync_runs: the backoff survives restarts because it is read,
  * not remembered.
  */
-export async function catchUpHistory(db: pg.Pool): Promise<Partial<Record<JobName, CatchUpHistory>>> {
+export async function catchUpHistory(db: pg.Pool, source: string): Promise<Partial<Record<JobName, CatchUpHistory>>> {
   const { rows } = await db.query<{ job: string; last_success: Date | null; failed: number; last_failed_at: Date | null; last_beat_at: Date | null }>(
     `WITH success AS (
-       SELECT job, max(finished_at) AS at FROM pitwall.sync_runs WHERE status = 'succeeded' GROUP BY job
+       SELECT job, max(finished_at) AS at FROM pitwall.sync_runs WHERE source = $2 AND status = 'succeeded' GROUP BY job
      ), failed AS (
        SELECT r.job, COALESCE(r.finished_at, r.started_at) AS at
          FROM pitwall.sync_runs r LEFT JOIN success s USING (job)
-        WHERE r.trigger = 'catch-up' AND r.status IN ('failed', 'abandoned') AND (s.at IS NULL OR r.started_at > s.at)
+        WHERE r.source = $2 AND r.trigger = 'catch-up' AND r.status IN ('failed', 'abandoned') AND (s.at IS NULL OR r.started_at > s.at)
      )
      SELECT j.job, s.at AS last_success, count(f.at)::int AS failed, max(f.at) AS last_failed_at,
             (SELECT max(COALESCE(x.heartbeat_at, x.started_at)) FROM pitwall.sync_runs x
-              WHERE x.job = j.job AND x.status = 'running') AS last_beat_at
+              WHERE x.source = $2 AND x.job = j.job AND x.status = 'running') AS last_beat_at
        FROM unnest($1::text[]) AS j(job)
        LEFT JOIN success s USING (job)
        LEFT JOIN failed f USING (job)
       GROUP BY j.job, s.at`,
-    [JOB_NAMES],
+    [JOB_NAMES, source],
   );
   const held = await heldLockIds(db);
   return Object.fromEntries(
@@ -47,7 +47,7 @@ export async function catchUpHistory(db: pg.Pool): Promise<Partial<Record<JobNam
         failedCatchUps: r.failed,
         ...(r.last_success ? { lastSuccess: r.last_success } : {}),
         ...(r.last_failed_at ? { lastFailedAt: r.last_failed_at } : {}),
-        ...(r.last_beat_at ? { running: { lastBeatAt: r.last_beat_at, lockHeld: runLockIds(r.job).some((id) => held.has(id)) } } : {}),
+        ...(r.last_beat_at ? { running: { lastBeatAt: r.last_beat_at, lockHeld: runLockIds(source, r.job).some((id) => held.has(id)) } } : {}),
       },
     ]),
   );

@@ -15,6 +15,8 @@ import type { ScheduledJob } from './scheduler.js';
 
 export interface CatchUpOptions {
   pool: pg.Pool;
+  /** The source whose jobs are caught up. */
+  source: string;
   logger: Logger;
   jobs: readonly ScheduledJob[];
   /** The zone the cron expressions are read in. */
@@ -38,7 +40,7 @@ async function decide(options: CatchUpOptions): Promise<CatchUpDecision[]> {
   // Dead runs first, so a catch-up that died counts as failed rather than as running.
   await markDeadRuns(options.pool);
   const now = new Date();
-  const history = await catchUpHistory(options.pool);
+  const history = await catchUpHistory(options.pool, options.source);
   return options.jobs.map(({ job, cron }) =>
     decideCatchUp(job, previousFire(cron, options.timezone, now), coveredLastSuccess(job, history), history[job], now, STALE_AFTER_MS),
   );

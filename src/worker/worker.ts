@@ -1,7 +1,9 @@
 import { configSecrets } from '../config.js';
+import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import { startObservabilityServer, type HealthReport, type ObservabilityServer } from '../observability/http-server.js';
 import { createMetrics, type WorkerMetrics } from '../observability/metrics.js';
 import { loadStatusPage } from '../observability/status-page/data.js';
+import type { Source } from '../sources.js';
 import type { JobName } from '../sync/jobs.js';
 import { runSync, type RunSummary, type SyncDeps } from '../sync/run.js';
 import { markDeadRuns } from '../sync/sql/dead-runs.js';
@@ -17,6 +19,11 @@ type Trigger = 'cron' | 'manual' | 'catch-up';
 export interface WorkerOptions {
   /** Listen address of the health/metrics endpoint; all interfaces when omitted. */
   httpHost?: string;
+  /**
+   * The sources whose jobs the worker runs (PITWALL_SOURCES), each on its own schedules and at
+   * its own key's pace; one source, deps' own (`deps.source` with `deps.config`), when omitted.
+   */
+  sources?: readonly Source[];
 }
 
 export interface Worker {
@@ -25,8 +32,8 @@ export interface Worker {
    * and, with PITWALL_CATCH_UP on, the catch-up of jobs that are behind it (not awaited).
    */
   start(): Promise<void>;
-  /** One run of `job` now, the way a cron tick starts it. */
-  runJob(job: JobName, trigger?: Trigger): Promise<RunSummary>;
+  /** One run of `job` of a source (the first when not named) now, the way a cron tick starts it. */
+  runJob(job: JobName, trigger?: Trigger, source?: string): Promise<RunSummary>;
   /** Settles when the start-up catch-up has nothing left to do (at once when it is off). */
   caughtUp(): Promise<void>;
   /**
@@ -41,23 +48,36 @@ export interface Worker {
   readonly url: string | undefined;
 }
 
+/** A source's schedules and catch-up, as the worker runs them. */
+interface SourceJobs {
+  source: Source;
+  scheduler?: Scheduler;
+  catchUp?: CatchUp;
+}
+
 /**
- * The long-running worker: three jobs on their cron schedules against one pool. The pool
- * belongs to the caller, who ends it after stop().
+ * The long-running worker: each source's three jobs on their cron schedules against one pool.
+ * The pool belongs to the caller, who ends it after stop().
  */
 export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOptions = {}): Worker {
   const { config, logger } = deps;
   const metrics = createMetrics(deps.pool);
   const shutdown = gracefulStop(config.shutdownTimeoutMs);
   const running = new Set<Promise<unknown>>();
-  let scheduler: Scheduler | undefined;
-  let catchUp: CatchUp | undefined;
+  const sources: SourceJobs[] = (options.sources ?? [{ name: deps.source ?? DEFAULT_SOURCE, config: deps.config as Source['config'] }]).map((source) => ({ source }));
   let server: ObservabilityServer | undefined;
   let stopped: Promise<void> | undefined;
 
-  const runJob = (job: JobName, trigger: Trigger = 'cron'): Promise<RunSummary> => {
+  const jobsOf = (name: string | undefined): SourceJobs => {
+    const found = name === undefined ? sources[0] : sources.find((s) => s.source.name === name);
+    if (!found) throw new Error(`the worker runs no source named ${name}`);
+    return found;
+  };
+
+  const runJob = (job: JobName, trigger: Trigger = 'cron', sourceName?: string): Promise<RunSummary> => {
+    const { source } = jobsOf(sourceName);
     const run = runSync(
-      { ...deps, observer: metrics.observer },
+      { ...deps, config: source.config, source: source.name, observer: metrics.observer },
       { job, trigger, drain: shutdown.drain, signal: shutdown.abort },
     );
     running.add(run);
@@ -70,17 +90,19 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
 
   // A run records its own failure; an exception here means the database failed before the run
   // could even be recorded. Logged, and the next tick tries again.
-  const scheduledRun = (job: JobName) => {
-    if (job !== 'full' && catchUp?.fullRunning()) {
-      logger.info({ job }, 'tick left to the full catch-up running now, which loads this job\'s data too');
+  const scheduledRun = (jobs: SourceJobs, job: JobName) => {
+    const source = jobs.source.name;
+    if (job !== 'full' && jobs.catchUp?.fullRunning()) {
+      logger.info({ source, job }, 'tick left to the full catch-up running now, which loads this job\'s data too');
       return Promise.resolve();
     }
-    return runJob(job).catch((err: unknown) =>
-      logger.error({ job, err: err instanceof Error ? err.message : String(err) }, 'job could not run'),
+    return runJob(job, 'cron', source).catch((err: unknown) =>
+      logger.error({ source, job, err: err instanceof Error ? err.message : String(err) }, 'job could not run'),
     );
   };
 
-  const health = () => checkHealth({ pool: deps.pool, scheduler, stopping: stopped !== undefined });
+  // The first source's schedules stand for the worker's in its health report and status page.
+  const health = () => checkHealth({ pool: deps.pool, scheduler: sources[0]?.scheduler, stopping: stopped !== undefined });
 
   const start = async () => {
     const abandoned = await markDeadRuns(deps.pool);
@@ -94,31 +116,44 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
         health,
         registry: metrics.registry,
         logger,
-        status: () => loadStatusPage(deps.pool, { secrets, nextRuns: () => scheduler?.nextRuns() ?? {}, shapes: deps.config.shapes ?? null }),
+        status: () => loadStatusPage(deps.pool, { secrets, nextRuns: () => sources[0]?.scheduler?.nextRuns() ?? {}, shapes: deps.config.shapes ?? null }),
         ...(config.httpToken !== undefined ? { token: config.httpToken } : {}),
       });
       logger.info({ url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');
     }
-    const jobs: ScheduledJob[] = [
-      { job: 'live', cron: config.cronLive },
-      { job: 'season', cron: config.cronSeason },
-      { job: 'full', cron: config.cronFull },
-    ];
-    scheduler = startScheduler({ jobs, timezone: config.timezone, run: scheduledRun, logger });
-    if (config.catchUp === 'on') {
-      catchUp = startCatchUp({ pool: deps.pool, logger, jobs, timezone: config.timezone, run: (job) => runJob(job, 'catch-up') });
+    for (const jobs of sources) {
+      const { name, config: own } = jobs.source;
+      const scheduled: ScheduledJob[] = [
+        { job: 'live', cron: own.cronLive },
+        { job: 'season', cron: own.cronSeason },
+        { job: 'full', cron: own.cronFull },
+      ];
+      const sourceLogger = name === DEFAULT_SOURCE ? logger : logger.child({ source: name });
+      jobs.scheduler = startScheduler({ jobs: scheduled, timezone: config.timezone, run: (job) => scheduledRun(jobs, job), logger: sourceLogger });
+      if (config.catchUp === 'on') {
+        jobs.catchUp = startCatchUp({
+          pool: deps.pool,
+          source: name,
+          logger: sourceLogger,
+          jobs: scheduled,
+          timezone: config.timezone,
+          run: (job) => runJob(job, 'catch-up', name),
+        });
+      }
     }
-    logger.info('worker started');
+    logger.info({ sources: sources.map((s) => s.source.name) }, 'worker started');
   };
 
   const stop = () =>
     (stopped ??= (async () => {
-      scheduler?.stop();
-      catchUp?.stop();
+      for (const jobs of sources) {
+        jobs.scheduler?.stop();
+        jobs.catchUp?.stop();
+      }
       logger.info({ runs: running.size, timeoutMs: config.shutdownTimeoutMs }, 'worker stopping; draining runs');
       shutdown.begin(new Error('worker stopping'));
       await Promise.allSettled([...running]);
-      await catchUp?.done;
+      await Promise.all(sources.map((jobs) => jobs.catchUp?.done));
       shutdown.dispose();
       await server?.close();
       logger.info('worker stopped');
@@ -127,7 +162,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   return {
     start,
     runJob,
-    caughtUp: async () => catchUp?.done,
+    caughtUp: async () => void (await Promise.all(sources.map((jobs) => jobs.catchUp?.done))),
     stop,
     health,
     metrics,
