@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalQuery } from '../../src/api/query.js';
 import { id } from '../../src/api/schemas/primitives.js';
 import { tableMeta } from '../../src/db/load/table-meta.js';
+import { DEFAULT_SOURCE } from '../../src/db/schema/columns.js';
 import { warehouseTables, type WarehouseTableName } from '../../src/db/schema/mrp.js';
 import { createSilentLogger } from '../../src/log.js';
 import { RunCounters } from '../../src/sync/counters.js';
@@ -27,8 +28,16 @@ const SEED = { year: 2024, scheduleId: 77, eventId: 901, classId: 3 };
 let ctx: ProcessContext;
 const db = useDatabase();
 beforeAll(async () => {
-  const runId = await insertRun(db.pool, 'full', 'manual', 'running');
-  ctx = { pool: db.pool, runId, counters: new RunCounters(), hashes: new Map(), touches: new ScopeTouches(db.pool, runId), logger: createSilentLogger() };
+  const runId = await insertRun(db.pool, DEFAULT_SOURCE, 'full', 'manual', 'running');
+  ctx = {
+    pool: db.pool,
+    runId,
+    source: DEFAULT_SOURCE,
+    counters: new RunCounters(),
+    hashes: new Map(),
+    touches: new ScopeTouches(db.pool, runId, DEFAULT_SOURCE),
+    logger: createSilentLogger(),
+  };
 });
 
 /** Rows of `table` that are live and carry one of the given keys. */

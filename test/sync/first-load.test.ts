@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
+import { DEFAULT_SOURCE } from '../../src/db/schema/columns.js';
 import { recordScopeSuccess } from '../../src/sync/sql/sync-state.js';
 import { useDatabase, usePoolClient } from '../helpers/fixture.js';
 
-const scope = (runId: number, params: string) => ({ endpoint: 'results', params, responseHash: `h${runId}`, itemCount: 3, runId });
+const scope = (runId: number, params: string) => ({ source: DEFAULT_SOURCE, endpoint: 'results', params, responseHash: `h${runId}`, itemCount: 3, runId });
 
 describe('a scope\'s first load', () => {
   const db = useDatabase();

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
 import { tableMeta } from '../../src/db/load/table-meta.js';
+import { DEFAULT_SOURCE } from '../../src/db/schema/columns.js';
 import { warehouseTables, type WarehouseTableName } from '../../src/db/schema/mrp.js';
 import { createSilentLogger } from '../../src/log.js';
 import type { EndpointName } from '../../src/sync/endpoints.js';
@@ -109,7 +110,7 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
   });
 
   it('skips while a sync job holds its lock, and records the skip', async () => {
-    const lock = await tryJobLock(db.pool, 'live');
+    const lock = await tryJobLock(db.pool, DEFAULT_SOURCE, 'live');
     expect(lock).not.toBeNull();
     try {
       const summary = await rebuild();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createPool } from '../../src/db/pool.js';
+import { DEFAULT_SOURCE } from '../../src/db/schema/columns.js';
 import { createSilentLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { tryJobLock } from '../../src/sync/sql/job-lock.js';
@@ -31,7 +32,7 @@ describe('worker start-up', () => {
     );
     // Another process is in the middle of `full`: it holds the job's lock on its own connection.
     const other = createPool(db.url, { max: 1 });
-    const held = await tryJobLock(other, 'full');
+    const held = await tryJobLock(other, DEFAULT_SOURCE, 'full');
     expect(held).not.toBeNull();
     const worker = createWorker({ pool: db.pool, config: workerConfig(db, sim), logger: createSilentLogger() });
     try {
