@@ -5,7 +5,7 @@ import { ApiError, UpstreamDownError } from './errors.js';
 import { httpGet, type Transport } from './http-get.js';
 import { interpretBody, type AttemptOutcome, type Failure } from './interpret-body.js';
 import { buildUrl, canonicalQuery, type QueryParams } from './query.js';
-import { abortableSleep, createRateLimiter } from './rate-limit.js';
+import { abortableSleep, createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { sendRequest } from './send.js';
 
 export type ApiResult =
@@ -70,6 +70,8 @@ export interface ApiClientOptions {
   maxRetryWaitMs: number;
   /** Attempts started per second across the client; 0 = unlimited. */
   maxRps: number;
+  /** Paces the attempts instead of a limiter of `maxRps` of the client's own (one shared with other clients of the key). */
+  limiter?: RateLimiter;
   logger: Logger;
   /** The HTTP GET: httpGet unless given; a fetch fits too (tests wrap one). */
   fetch?: Transport;
@@ -105,7 +107,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const failureLimit = options.consecutiveFailureLimit ?? 20;
   const { logger, observer, apiKey } = options;
   const secrets = [apiKey];
-  const limiter = createRateLimiter(options.maxRps, { now, sleep });
+  const limiter = options.limiter ?? createRateLimiter(options.maxRps, { now, sleep });
   const slot = options.slot ?? ((send) => send());
 
   let consecutiveFailures = 0;

@@ -21,6 +21,8 @@ import { transportParam } from './transport-params.js';
 export interface ApiState {
   /** What a request with this key is answered from: its site's world, or a refusal of the key. */
   apiContext(key: string | null): ApiContext;
+  /** The site whose key this is, 1-based, for the request log; 0 for none. */
+  siteOf(key: string | null): number;
   faults(): FaultConfig;
   /** The arrival number of this request since the fault config was last set. */
   nextRequestIndex(): number;
@@ -36,7 +38,7 @@ export async function handleApiRequest(
   state: ApiState,
 ): Promise<void> {
   const arrived = performance.now();
-  state.requests.recordRequest(url.pathname, url.searchParams);
+  state.requests.recordRequest(url.pathname, url.searchParams, state.siteOf(transportParam(url.searchParams, 'key')));
   if (!url.pathname.startsWith('/v2/')) {
     sendJson(res, 404, { error: `no such resource: ${url.pathname}` });
     return;

@@ -84,6 +84,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       const site = sites.find((s) => s.key === key && !revoked.has(s.key));
       return { world: site?.world ?? world, seed: config.seed, key: site?.key ?? NO_KEY, quirks, invalidRequest: config.invalidRequest };
     },
+    siteOf: (key) => sites.findIndex((s) => s.key === key) + 1,
     faults: () => faults,
     nextRequestIndex: () => requestIndex++,
     requests,

@@ -176,3 +176,32 @@ export const shapePaths = pitwall.table(
   },
   (t) => [primaryKey({ columns: [t.source, t.endpoint, t.path] })],
 );
+
+/**
+ * The latest fire of each source's schedule (trigger `cron`) and start-up catch-up (`catch-up`)
+ * that was put on the job queue. Every worker fires the same schedules; the one whose insert or
+ * update of this row wins queues the job, so N workers queue it once. `fire` orders the fires: a
+ * cron fire is its scheduled time (ISO, second precision), a catch-up the schedule's last fire
+ * and the failed catch-ups before it, so a retry after a failed catch-up is a new fire.
+ */
+export const jobFires = pitwall.table(
+  'job_fires',
+  {
+    ...sourced(),
+    job: text('job').notNull(),
+    trigger: text('trigger').notNull(),
+    fire: text('fire').notNull(),
+    queued_at: tstz('queued_at').notNull().default(sql`now()`),
+  },
+  (t) => [primaryKey({ columns: [t.source, t.job, t.trigger] })],
+);
+
+/**
+ * Each source's request pace across every process: the time its next upstream request may start.
+ * A request reserves the next slot (and pushes this on by 1 / maxRps), so a source's runs keep to
+ * its rate together, however many jobs and workers run them.
+ */
+export const requestPace = pitwall.table('request_pace', {
+  source: text('source').primaryKey(),
+  next_at: tstz('next_at').notNull(),
+});
