@@ -16,8 +16,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   const sources = loadSources(config, ctx.env);
   const logger = makeLogger(config, ctx, sourceSecrets(sources));
   // Every job of every source may run at once, each with its lock connection and `concurrency`
-  // transactions, and the health check needs one more for its SELECT 1.
-  const poolMax = sources.reduce((n, s) => n + JOB_NAMES.length * (s.config.concurrency + 1), 0) + 2;
+  // transactions, and the health check needs one more for its SELECT 1; the job queue holds one
+  // for its LISTEN and borrows one or two to take and complete jobs.
+  const poolMax = sources.reduce((n, s) => n + JOB_NAMES.length * (s.config.concurrency + 1), 0) + 2 + (config.jobQueue === 'postgres' ? 3 : 0);
   const warehouse = await openWarehouse(config, logger, { poolMax, purpose: 'worker' });
   // The global settings (port, token, time zone, shutdown) are every source's config's too.
   const worker = createWorker({ pool: warehouse.pool, config: sources[0]!.config, logger }, { sources });

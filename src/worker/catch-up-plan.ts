@@ -19,7 +19,8 @@ export interface CatchUpHistory {
 
 export type CatchUpDecision =
   | { job: JobName; action: 'none' }
-  | { job: JobName; action: 'run'; lastSuccess?: Date; lastFired: Date | null }
+  /** `failedCatchUps`: since the last success, so each retry after a failed catch-up differs. */
+  | { job: JobName; action: 'run'; lastSuccess?: Date; lastFired: Date | null; failedCatchUps: number }
   /** Another process is running the job now: its run will catch it up. */
   | { job: JobName; action: 'elsewhere' }
   /**
@@ -68,14 +69,16 @@ export function decideCatchUp(
     const retryAt = new Date(from.getTime() + catchUpDelayMs(failedCatchUps));
     if (retryAt > now) return { job, action: 'wait', reason: 'backoff', lastSuccess, lastFired, failedCatchUps, retryAt };
   }
-  return { job, action: 'run', lastSuccess, lastFired };
+  return { job, action: 'run', lastSuccess, lastFired, failedCatchUps };
 }
 
 /**
- * The catch-ups to run now, in order. A due full runs alone: live and season wait for it, since
- * its success covers them. A full that is backing off holds nobody up.
+ * The catch-ups to run now, in order. A due full runs alone, and a full running in another
+ * process holds the others too: live and season wait for it, since its success covers them. A
+ * full that is backing off holds nobody up.
  */
 export function catchUpsToRun(decisions: readonly CatchUpDecision[]): Array<Extract<CatchUpDecision, { action: 'run' }>> {
+  if (decisions.some((d) => d.job === 'full' && d.action === 'elsewhere')) return [];
   const due = decisions.filter((d): d is Extract<CatchUpDecision, { action: 'run' }> => d.action === 'run');
   const full = due.find((d) => d.job === 'full');
   return full ? [full] : due;

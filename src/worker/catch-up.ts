@@ -21,8 +21,12 @@ export interface CatchUpOptions {
   jobs: readonly ScheduledJob[];
   /** The zone the cron expressions are read in. */
   timezone: string;
-  /** Runs one job with trigger `catch-up`. */
-  run: (job: JobName) => Promise<RunSummary>;
+  /**
+   * Runs one job with trigger `catch-up` (or queues it and waits for its run). `fire` names this
+   * catch-up: the schedule's last fire and the failed catch-ups since the last success, the same
+   * in every worker that decides it at the same time, so that the job queue runs it once.
+   */
+  run: (job: JobName, fire: string) => Promise<Pick<RunSummary, 'status'>>;
 }
 
 export interface CatchUp {
@@ -34,7 +38,17 @@ export interface CatchUp {
   stop(): void;
 }
 
+/** How often a catch-up held up by a full running in another process looks again. */
+const ELSEWHERE_POLL_MS = 5_000;
+
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? 'never';
+
+/**
+ * A catch-up's fire, ordered like the cron fires' timestamps: a later schedule fire, or one more
+ * failed catch-up, sorts after the last.
+ */
+export const catchUpFire = (d: Extract<CatchUpDecision, { action: 'run' }>): string =>
+  `${(d.lastFired ?? new Date(0)).toISOString()}#${String(d.failedCatchUps).padStart(6, '0')}`;
 
 async function decide(options: CatchUpOptions): Promise<CatchUpDecision[]> {
   // Dead runs first, so a catch-up that died counts as failed rather than as running.
@@ -57,16 +71,18 @@ export function startCatchUp(options: CatchUpOptions): CatchUp {
   // Jobs this loop is done with: caught up, or running in another process (their run came back
   // skipped). A success is final even if the clocks of database and worker disagree about it.
   const settled = new Set<JobName>();
+  // Jobs found running in another process (logged once).
+  const elsewhere = new Set<JobName>();
   let full = false;
 
-  const runOne = async (d: Extract<CatchUpDecision, { action: 'run' }>): Promise<RunSummary> => {
+  const runOne = async (d: Extract<CatchUpDecision, { action: 'run' }>): Promise<Pick<RunSummary, 'status'>> => {
     logger.info(
       { job: d.job, lastSuccess: d.lastSuccess?.toISOString() ?? null, lastFired: d.lastFired?.toISOString() ?? null },
       `catching up: ${d.job}, last success ${iso(d.lastSuccess)}, schedule last fired ${iso(d.lastFired)}`,
     );
     full = d.job === 'full';
     try {
-      return await options.run(d.job);
+      return await options.run(d.job, catchUpFire(d));
     } finally {
       full = false;
     }
@@ -77,8 +93,10 @@ export function startCatchUp(options: CatchUpOptions): CatchUp {
       const decisions = (await decide(options)).filter((d) => !settled.has(d.job));
       for (const d of decisions) {
         if (d.action !== 'elsewhere') continue;
-        logger.info({ job: d.job }, `catch-up of ${d.job} left to the run of it going in another process`);
-        settled.add(d.job);
+        if (!elsewhere.has(d.job)) logger.info({ job: d.job }, `catch-up of ${d.job} left to the run of it going in another process`);
+        elsewhere.add(d.job);
+        // A full going elsewhere holds live and season up (catchUpsToRun): looked at again until it ends.
+        if (d.job !== 'full') settled.add(d.job);
       }
       const due = catchUpsToRun(decisions);
       for (const d of due) {
@@ -89,6 +107,10 @@ export function startCatchUp(options: CatchUpOptions): CatchUp {
       }
       if (due.length > 0) continue;
       const waits = decisions.filter((d): d is Extract<CatchUpDecision, { action: 'wait' }> => d.action === 'wait');
+      if (decisions.some((d) => d.job === 'full' && d.action === 'elsewhere')) {
+        await sleep(ELSEWHERE_POLL_MS, undefined, { signal: stopped.signal }).catch(() => undefined);
+        continue;
+      }
       if (waits.length === 0) return;
       for (const w of waits) {
         const fields = { job: w.job, failedCatchUps: w.failedCatchUps, retryAt: w.retryAt.toISOString() };

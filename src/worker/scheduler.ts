@@ -13,8 +13,12 @@ export interface SchedulerOptions {
   jobs: readonly ScheduledJob[];
   /** IANA zone the expressions are read in. */
   timezone: string;
-  /** Runs one job. While its promise is pending the job is not started again (node-cron's noOverlap). */
-  run: (job: JobName) => Promise<unknown>;
+  /**
+   * Runs (or queues) one job for the fire scheduled at `firedAt`, which every process firing the
+   * same schedule agrees on. While its promise is pending the job is not fired again (node-cron's
+   * noOverlap).
+   */
+  run: (job: JobName, firedAt: Date) => Promise<unknown>;
   logger: Logger;
 }
 
@@ -50,7 +54,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
   let stopped = false;
   for (const { job, cron } of options.jobs) {
     const logger = options.logger.child({ job });
-    const task = createTask(cron, () => options.run(job), {
+    const task = createTask(cron, (ctx) => options.run(job, ctx.date), {
       name: `pitwall-${job}`,
       timezone: options.timezone,
       noOverlap: true,

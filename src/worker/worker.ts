@@ -12,6 +12,8 @@ import { startCatchUp, type CatchUp } from './catch-up.js';
 import { gracefulStop } from './graceful-stop.js';
 import { checkHealth } from './health.js';
 import { lastSuccesses } from './last-successes.js';
+import { startJobEngine, type JobEngine } from './queue/engine.js';
+import { catchUpThroughQueue, queueCronFire } from './queue/fires.js';
 import { startScheduler, type ScheduledJob, type Scheduler } from './scheduler.js';
 
 type Trigger = 'cron' | 'manual' | 'catch-up';
@@ -57,7 +59,9 @@ interface SourceJobs {
 
 /**
  * The long-running worker: each source's three jobs on their cron schedules against one pool.
- * The pool belongs to the caller, who ends it after stop().
+ * With PITWALL_JOB_QUEUE=postgres (the default) a schedule's fire puts a job on the job queue
+ * (src/worker/queue/engine.ts) and the job runs on whichever worker takes it; with `local` the
+ * fire runs the job here. The pool belongs to the caller, who ends it after stop().
  */
 export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOptions = {}): Worker {
   const { config, logger } = deps;
@@ -66,7 +70,10 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   const running = new Set<Promise<unknown>>();
   const sources: SourceJobs[] = (options.sources ?? [{ name: deps.source ?? DEFAULT_SOURCE, config: deps.config as Source['config'] }]).map((source) => ({ source }));
   let server: ObservabilityServer | undefined;
+  let engine: JobEngine | undefined;
   let stopped: Promise<void> | undefined;
+  // Ends the waits of queued catch-ups when the worker stops.
+  const stopping = new AbortController();
 
   const jobsOf = (name: string | undefined): SourceJobs => {
     const found = name === undefined ? sources[0] : sources.find((s) => s.source.name === name);
@@ -89,20 +96,25 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   };
 
   // A run records its own failure; an exception here means the database failed before the run
-  // could even be recorded. Logged, and the next tick tries again.
-  const scheduledRun = (jobs: SourceJobs, job: JobName) => {
+  // could even be recorded (or the job queued). Logged, and the next tick tries again.
+  const scheduledRun = (jobs: SourceJobs, job: JobName, firedAt: Date): Promise<unknown> => {
     const source = jobs.source.name;
     if (job !== 'full' && jobs.catchUp?.fullRunning()) {
       logger.info({ source, job }, 'tick left to the full catch-up running now, which loads this job\'s data too');
       return Promise.resolve();
     }
-    return runJob(job, 'cron', source).catch((err: unknown) =>
+    const started = engine
+      ? queueCronFire(deps.pool, source, job, firedAt).then((id) =>
+          logger.debug({ source, job, firedAt, queued: id ?? 'by another worker' }, 'schedule fired'),
+        )
+      : runJob(job, 'cron', source);
+    return started.catch((err: unknown) =>
       logger.error({ source, job, err: err instanceof Error ? err.message : String(err) }, 'job could not run'),
     );
   };
 
   // The first source's schedules stand for the worker's in its health report and status page.
-  const health = () => checkHealth({ pool: deps.pool, scheduler: sources[0]?.scheduler, stopping: stopped !== undefined });
+  const health = () => checkHealth({ pool: deps.pool, scheduler: sources[0]?.scheduler, queue: engine, stopping: stopped !== undefined });
 
   const start = async () => {
     const abandoned = await markDeadRuns(deps.pool);
@@ -121,6 +133,15 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
       });
       logger.info({ url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');
     }
+    if (config.jobQueue === 'postgres') {
+      engine = await startJobEngine({
+        pool: deps.pool,
+        logger,
+        concurrency: config.workerJobs,
+        sources: sources.map((s) => s.source.name),
+        run: (queued) => runJob(queued.job, queued.trigger, queued.source),
+      });
+    }
     for (const jobs of sources) {
       const { name, config: own } = jobs.source;
       const scheduled: ScheduledJob[] = [
@@ -129,7 +150,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
         { job: 'full', cron: own.cronFull },
       ];
       const sourceLogger = name === DEFAULT_SOURCE ? logger : logger.child({ source: name });
-      jobs.scheduler = startScheduler({ jobs: scheduled, timezone: config.timezone, run: (job) => scheduledRun(jobs, job), logger: sourceLogger });
+      jobs.scheduler = startScheduler({ jobs: scheduled, timezone: config.timezone, run: (job, firedAt) => scheduledRun(jobs, job, firedAt), logger: sourceLogger });
       if (config.catchUp === 'on') {
         jobs.catchUp = startCatchUp({
           pool: deps.pool,
@@ -137,11 +158,11 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
           logger: sourceLogger,
           jobs: scheduled,
           timezone: config.timezone,
-          run: (job) => runJob(job, 'catch-up', name),
+          run: (job, fire) => (engine ? catchUpThroughQueue(deps.pool, name, job, fire, stopping.signal) : runJob(job, 'catch-up', name)),
         });
       }
     }
-    logger.info({ sources: sources.map((s) => s.source.name) }, 'worker started');
+    logger.info({ sources: sources.map((s) => s.source.name), jobQueue: config.jobQueue, jobsAtOnce: engine ? config.workerJobs : undefined }, 'worker started');
   };
 
   const stop = () =>
@@ -151,7 +172,11 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
         jobs.catchUp?.stop();
       }
       logger.info({ runs: running.size, timeoutMs: config.shutdownTimeoutMs }, 'worker stopping; draining runs');
+      stopping.abort();
       shutdown.begin(new Error('worker stopping'));
+      // The queue takes no new job and waits for its running ones, which the drain ends; a run it
+      // ends this way hands its job back to the queue for another worker.
+      await Promise.all([Promise.allSettled([...running]), engine?.stop()]);
       await Promise.allSettled([...running]);
       await Promise.all(sources.map((jobs) => jobs.catchUp?.done));
       shutdown.dispose();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { catchUpDelayMs } from '../../src/worker/catch-up-delay.js';
 import { catchUpsToRun, coveredLastSuccess, decideCatchUp } from '../../src/worker/catch-up-plan.js';
+import { catchUpFire } from '../../src/worker/catch-up.js';
 
 const MIN = 60_000;
 const at = (iso: string) => new Date(iso);
@@ -42,6 +43,17 @@ describe('decideCatchUp', () => {
     });
     expect(decideCatchUp('full', null, undefined, history, at('2026-11-23T21:50:00Z'), STALE_MS).action).toBe('run');
   });
+
+  it('names each catch-up so that a retry, or a later schedule fire, sorts after the one before', () => {
+    const fired = at('2026-11-23T03:00:00Z');
+    const first = decideCatchUp('full', fired, undefined, { failedCatchUps: 0 }, NOW, STALE_MS);
+    const retry = decideCatchUp('full', fired, undefined, { failedCatchUps: 1, lastFailedAt: at('2026-11-23T20:00:00Z') }, NOW, STALE_MS);
+    const never = decideCatchUp('full', null, undefined, { failedCatchUps: 0 }, NOW, STALE_MS);
+    if (first.action !== 'run' || retry.action !== 'run' || never.action !== 'run') throw new Error('expected three catch-ups to run');
+    expect(catchUpFire(first)).toBe('2026-11-23T03:00:00.000Z#000000');
+    expect(catchUpFire(retry) > catchUpFire(first)).toBe(true);
+    expect(catchUpFire(first) > catchUpFire(never)).toBe(true);
+  });
 });
 
 describe('decideCatchUp with a run of the job recorded running', () => {
@@ -73,9 +85,13 @@ describe('coveredLastSuccess', () => {
 });
 
 describe('catchUpsToRun', () => {
-  const run = (job: 'full' | 'season' | 'live') => ({ job, action: 'run' as const, lastFired: null });
+  const run = (job: 'full' | 'season' | 'live') => ({ job, action: 'run' as const, lastFired: null, failedCatchUps: 0 });
   it('runs a due full alone, so live and season wait for it', () => {
     expect(catchUpsToRun([run('live'), run('season'), run('full')]).map((d) => d.job)).toEqual(['full']);
+  });
+
+  it('holds live and season while a full runs in another process, whose success covers them', () => {
+    expect(catchUpsToRun([run('live'), run('season'), { job: 'full', action: 'elsewhere' }])).toEqual([]);
   });
 
   it('runs the others when full is current or backing off', () => {

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { createSilentLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
@@ -40,12 +41,12 @@ describe("the worker's health and metrics endpoint", () => {
     const r = await get(`${worker.url}/metrics`);
     expect(r.status).toBe(200);
     expect(r.type).toContain('text/plain');
-    expect(r.text).toMatch(/^pitwall_upstream_requests_total\{endpoint="point_standings",status="200"\} [1-9]\d*$/m);
-    expect(r.text).toMatch(/^pitwall_upstream_request_duration_seconds_bucket\{le="0\.05",endpoint="results"\} \d+$/m);
-    expect(r.text).toMatch(/^pitwall_rows_written_total\{table="results",kind="inserted"\} [1-9]\d*$/m);
-    expect(r.text).toMatch(/^pitwall_runs_total\{job="full",status="succeeded"\} 1$/m);
-    expect(r.text).toMatch(/^pitwall_run_duration_seconds_count\{job="full",status="succeeded"\} 1$/m);
-    const lastSuccess = Number(/^pitwall_last_success_timestamp_seconds\{job="full"\} (\S+)$/m.exec(r.text)?.[1]);
+    expect(r.text).toMatch(/^pitwall_upstream_requests_total\{source="default",endpoint="point_standings",status="200"\} [1-9]\d*$/m);
+    expect(r.text).toMatch(/^pitwall_upstream_request_duration_seconds_bucket\{le="0\.05",source="default",endpoint="results"\} \d+$/m);
+    expect(r.text).toMatch(/^pitwall_rows_written_total\{source="default",table="results",kind="inserted"\} [1-9]\d*$/m);
+    expect(r.text).toMatch(/^pitwall_runs_total\{source="default",job="full",status="succeeded"\} 1$/m);
+    expect(r.text).toMatch(/^pitwall_run_duration_seconds_count\{source="default",job="full",status="succeeded"\} 1$/m);
+    const lastSuccess = Number(/^pitwall_last_success_timestamp_seconds\{source="default",job="full"\} (\S+)$/m.exec(r.text)?.[1]);
     expect(Math.abs(lastSuccess - Date.now() / 1000)).toBeLessThan(60);
   });
 
@@ -54,8 +55,8 @@ describe("the worker's health and metrics endpoint", () => {
     await worker.runJob('live');
     sim.setFaults({});
     const r = await get(`${worker.url}/metrics`);
-    expect(r.text).toMatch(/^pitwall_upstream_retries_total\{endpoint="results_feed",reason="http 503"\} [1-9]\d*$/m);
-    expect(r.text).toMatch(/^pitwall_upstream_requests_total\{endpoint="results_feed",status="503"\} [1-9]\d*$/m);
+    expect(r.text).toMatch(/^pitwall_upstream_retries_total\{source="default",endpoint="results_feed",reason="http 503"\} [1-9]\d*$/m);
+    expect(r.text).toMatch(/^pitwall_upstream_requests_total\{source="default",endpoint="results_feed",status="503"\} [1-9]\d*$/m);
   });
 
   it('answers 404 elsewhere', async () => {
@@ -72,13 +73,21 @@ describe('/healthz when the database is gone', () => {
     );
     try {
       await worker.start();
-      await db.drop();
+      // Dropped under the running worker, whose pool (and job queue's connection) stays open.
+      const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
+      await admin.connect();
+      try {
+        await admin.query(`DROP DATABASE ${new URL(db.url).pathname.slice(1)} WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
       const r = await get(`${worker.url}/healthz`);
       expect(r.status).toBe(503);
       expect(JSON.parse(r.text)).toMatchObject({ ok: false, database: 'unreachable', reason: expect.stringMatching(/^database unreachable/) });
     } finally {
       await worker.stop();
       await sim.close();
+      await db.drop();
     }
   });
 
