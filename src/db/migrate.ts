@@ -13,16 +13,33 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', impor
  */
 export const MIGRATION_LOCK_KEY = 7_305_113_001;
 
+/** What one call applied: how many migrations, and how long they took (the lock wait not counted). */
+export interface MigrationResult {
+  applied: number;
+  ms: number;
+}
+
+/** Migrations recorded in drizzle's bookkeeping table; 0 before the first. */
+async function appliedCount(client: pg.PoolClient): Promise<number> {
+  const { rows: table } = await client.query<{ exists: boolean }>(`SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS exists`);
+  if (!table[0]?.exists) return 0;
+  const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
+  return rows[0]?.n ?? 0;
+}
+
 /**
  * Applies pending migrations while holding a session-level advisory lock on one dedicated
  * connection; a second process waits for the first and then finds nothing left to do.
  */
-export async function migrateDatabase(pool: pg.Pool): Promise<void> {
+export async function migrateDatabase(pool: pg.Pool): Promise<MigrationResult> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
+      const before = await appliedCount(client);
+      const started = performance.now();
       await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
+      return { applied: (await appliedCount(client)) - before, ms: Math.round(performance.now() - started) };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }

@@ -68,7 +68,8 @@ export async function openWarehouse(config: Config, logger: Logger, options: Ope
     })());
   try {
     if (options.fresh) await pool.query(`DROP SCHEMA IF EXISTS ${PITWALL_SCHEMAS.join(', ')} CASCADE`);
-    await migrateDatabase(pool);
+    const { applied, ms } = await migrateDatabase(pool);
+    if (applied > 0) logger.info({ applied, ms }, `embedded warehouse: migrations applied: ${applied} in ${ms} ms`);
   } catch (err) {
     await close();
     throw err;

@@ -22,9 +22,18 @@ describe('migrations', () => {
 
   it('can run concurrently from several processes without failing', async () => {
     // Already migrated from the template: concurrent runs must wait on the lock and no-op.
-    await Promise.all([migrateDatabase(db.pool), migrateDatabase(db.pool), migrateDatabase(db.pool)]);
+    const results = await Promise.all([migrateDatabase(db.pool), migrateDatabase(db.pool), migrateDatabase(db.pool)]);
+    expect(results.map((r) => r.applied)).toEqual([0, 0, 0]);
     const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
     const journal = JSON.parse(readFileSync(new URL('../../migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
     expect(rows[0].n).toBe(journal.entries.length);
+  });
+
+  it('says how many migrations it applied to an empty database, and how long they took', async () => {
+    await db.pool.query('DROP SCHEMA mrp, pitwall, analytics, drizzle CASCADE');
+    const journal = JSON.parse(readFileSync(new URL('../../migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
+    const result = await migrateDatabase(db.pool);
+    expect(result.applied).toBe(journal.entries.length);
+    expect(result.ms).toBeGreaterThan(0);
   });
 });
