@@ -15,9 +15,17 @@ import { loadShapesFile, ShapesFileError } from './shapes/file.js';
  * global configuration with the source's own key and overrides laid over it, so a run of the
  * source needs nothing else.
  */
-export interface Source {
-  name: string;
+export interface Source extends SourceSettings {
   config: Config & { readonly apiKey: string };
+}
+
+/**
+ * A source as a command that sends nothing upstream sees it (`status`, `drift`, `rebuild`): its
+ * settings, and its key only when it could be read (rebuild masks a key found in an old kept body).
+ */
+export interface SourceSettings {
+  name: string;
+  config: Config;
 }
 
 /** A source's name: it goes into every key of the warehouse, lock ids, log lines and metric labels. */
@@ -69,7 +77,7 @@ function readKey(entry: SourceEntry, env: Readonly<Record<string, string | undef
  * the environment (so `maxRps`, `baseUrl` and the cron fields are checked exactly as
  * PITWALL_MAX_RPS, MRP_API_BASE_URL and PITWALL_CRON_* are).
  */
-function sourceConfig(entry: SourceEntry, key: string, config: Config): Source['config'] {
+function sourceConfig(entry: SourceEntry, key: string | undefined, config: Config): Config {
   const problems: string[] = [];
   for (const [job, expr] of Object.entries(entry.cron ?? {})) {
     const problem = expr === undefined ? null : cronProblem(expr);
@@ -104,7 +112,7 @@ function sourceConfig(entry: SourceEntry, key: string, config: Config): Source['
     ...(entry.cron?.season !== undefined ? { cronSeason: entry.cron.season } : {}),
     ...(entry.cron?.live !== undefined ? { cronLive: entry.cron.live } : {}),
   };
-  return Object.freeze({ ...overlay, ...(shapes !== undefined ? { shapes } : {}) }) as Source['config'];
+  return Object.freeze({ ...overlay, ...(shapes !== undefined ? { shapes } : {}) });
 }
 
 /**
@@ -113,15 +121,26 @@ function sourceConfig(entry: SourceEntry, key: string, config: Config): Source['
  * without it, MRP_API_KEY alone is the one source `default`.
  */
 export function loadSources(config: Config, env: Readonly<Record<string, string | undefined>>): Source[] {
-  const path = config.sourcesFile;
-  if (path === undefined) {
-    if (config.apiKey === undefined) {
-      // The same message a command requiring MRP_API_KEY has always given.
-      loadConfig({}, {}, { require: ['apiKey'] });
-      throw new Error('unreachable: MRP_API_KEY is required');
-    }
-    return [{ name: DEFAULT_SOURCE, config: config as Source['config'] }];
+  if (config.sourcesFile === undefined && config.apiKey === undefined) {
+    // The same message a command requiring MRP_API_KEY has always given.
+    loadConfig({}, {}, { require: ['apiKey'] });
+    throw new Error('unreachable: MRP_API_KEY is required');
   }
+  return readSources(config, env, 'required') as Source[];
+}
+
+/**
+ * The sources of a command that needs no key (`status`, `drift`, `rebuild`): checked as
+ * loadSources checks them, except that a key which cannot be read is left out instead of an
+ * error; without PITWALL_SOURCES, the one source `default`, with MRP_API_KEY when it is set.
+ */
+export function loadSourceSettings(config: Config, env: Readonly<Record<string, string | undefined>>): SourceSettings[] {
+  return readSources(config, env, 'optional');
+}
+
+function readSources(config: Config, env: Readonly<Record<string, string | undefined>>, keys: 'required' | 'optional'): SourceSettings[] {
+  const path = config.sourcesFile;
+  if (path === undefined) return [{ name: DEFAULT_SOURCE, config }];
   const fail = (message: string): never => {
     throw new ConfigError([{ variable: 'PITWALL_SOURCES', message }]);
   };
@@ -142,18 +161,28 @@ export function loadSources(config: Config, env: Readonly<Record<string, string 
     if (seen.has(entry.name)) fail(`${path}: sources[${i}].name: ${entry.name} is named twice`);
     seen.add(entry.name);
     try {
-      return { name: entry.name, config: sourceConfig(entry, readKey(entry, env), config) };
+      const key = keys === 'required' ? readKey(entry, env) : optionalKey(entry, env);
+      return { name: entry.name, config: sourceConfig(entry, key, config) };
     } catch (err) {
       return fail(`${path}: sources[${i}] (${entry.name}).${(err as Error).message}`);
     }
   });
 }
 
+/** A source's key when it can be read; none when its variable is unset or its file unreadable. */
+function optionalKey(entry: SourceEntry, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  try {
+    return readKey(entry, env);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The sources `--source NAME` (repeatable) selects, in the file's order; all of them when none is
  * named. An unknown name is a usage error naming the known ones.
  */
-export function selectSources(sources: readonly Source[], names: readonly string[] | undefined): Source[] {
+export function selectSources<S extends { name: string }>(sources: readonly S[], names: readonly string[] | undefined): S[] {
   if (!names || names.length === 0) return [...sources];
   const known = new Set(sources.map((s) => s.name));
   const unknown = names.filter((n) => !known.has(n));
@@ -163,7 +192,7 @@ export function selectSources(sources: readonly Source[], names: readonly string
   return sources.filter((s) => names.includes(s.name));
 }
 
-/** Every source's key, for the logger's and the errors' redaction. */
-export function sourceSecrets(sources: readonly Source[]): string[] {
-  return sources.map((s) => s.config.apiKey);
+/** Every source's key (those that could be read), for the logger's and the errors' redaction. */
+export function sourceSecrets(sources: readonly SourceSettings[]): string[] {
+  return sources.map((s) => s.config.apiKey).filter((key): key is string => key !== undefined);
 }
