@@ -1,18 +1,11 @@
 import type pg from 'pg';
 
-import { JOB_NAMES } from '../sync/jobs.js';
-
 import { runProgress, type RunProgress } from './run-progress.js';
-
-/**
- * A running run is among the newest few of its job (one per process that runs it; older ones
- * are dead and get marked abandoned): sync_runs_job_started_idx, not a scan of every run.
- */
-const RECENT_PER_JOB = 5;
 
 /** A run recorded `running`, as its last heartbeat left it. */
 export interface RunningRun extends RunProgress {
   run_id: number;
+  source: string;
   job: string;
   trigger: string;
   started_at: string;
@@ -26,13 +19,16 @@ export interface RunningRun extends RunProgress {
 }
 
 /**
- * The runs recorded `running`, newest first, with what their heartbeats wrote: counts so far,
- * scopes done and known, and the per-table summary. Elapsed time is to the last heartbeat (or
- * now, before the first), on the database's clock like the heartbeat itself.
+ * The runs recorded `running` (of `sources`, or of every source when null), newest first, with
+ * what their heartbeats wrote: counts so far, scopes done and known, and the per-table summary.
+ * Elapsed time is to the last heartbeat (or now, before the first), on the database's clock like
+ * the heartbeat itself. The partial index on running runs makes it a lookup of a few rows (dead
+ * processes' runs get marked abandoned), however long the history.
  */
-export async function runningRuns(db: pg.Pool): Promise<RunningRun[]> {
+export async function runningRuns(db: pg.Pool, sources: readonly string[] | null = null): Promise<RunningRun[]> {
   const { rows } = await db.query<{
     run_id: number;
+    source: string;
     job: string;
     trigger: string;
     started_at: Date;
@@ -45,20 +41,20 @@ export async function runningRuns(db: pg.Pool): Promise<RunningRun[]> {
     elapsed_ms: number;
     tables_changed: string[] | null;
   }>(
-    `SELECT r.run_id::int, r.job, trigger, started_at, heartbeat_at, requests, retries,
+    `SELECT r.run_id::int, r.source, r.job, trigger, started_at, heartbeat_at, requests, retries,
             rows_inserted + rows_updated + rows_deleted AS rows_written, scopes_done, scopes_total,
             extract(epoch FROM coalesce(heartbeat_at, now()) - started_at)::float8 * 1000 AS elapsed_ms,
             (SELECT array_agg(t.key ORDER BY t.key)
                FROM jsonb_each(CASE WHEN jsonb_typeof(summary -> 'tables') = 'object' THEN summary -> 'tables' ELSE '{}'::jsonb END) t
               WHERE coalesce((t.value ->> 'inserted')::int, 0) + coalesce((t.value ->> 'updated')::int, 0)
                   + coalesce((t.value ->> 'deleted')::int, 0) > 0) AS tables_changed
-       FROM unnest($1::text[]) AS j(job)
-       CROSS JOIN LATERAL (SELECT * FROM pitwall.sync_runs x WHERE x.job = j.job ORDER BY x.started_at DESC LIMIT $2) r
-      WHERE r.status = 'running' ORDER BY r.run_id DESC`,
-    [[...JOB_NAMES, 'rebuild'], RECENT_PER_JOB],
+       FROM pitwall.sync_runs r
+      WHERE r.status = 'running' AND ($1::text[] IS NULL OR r.source = ANY($1::text[])) ORDER BY r.run_id DESC`,
+    [sources === null ? null : [...sources]],
   );
   return rows.map((r) => ({
     run_id: r.run_id,
+    source: r.source,
     job: r.job,
     trigger: r.trigger,
     started_at: r.started_at.toISOString(),

@@ -29,8 +29,8 @@ export function apiClientOptions(config: Config & { apiKey: string }, logger: Lo
  * requests and retries into the run's counters, and stopping at `halt` (a drain, an abort or a
  * fatal error elsewhere in the run).
  */
-export function createRunClient(deps: SyncDeps, run: { counters: RunCounters; logger: Logger; halt: AbortSignal }): ApiClient {
-  const { counters, logger, halt } = run;
+export function createRunClient(deps: SyncDeps, run: { source: string; counters: RunCounters; logger: Logger; halt: AbortSignal }): ApiClient {
+  const { source, counters, logger, halt } = run;
   // PITWALL_CONCURRENCY bounds the requests in flight upstream, and only them: the client holds
   // a slot while a request is out and its body is read, and a visit parses and loads the
   // response after giving it back, so the next requests are already out while it does, and the
@@ -51,11 +51,11 @@ export function createRunClient(deps: SyncDeps, run: { counters: RunCounters; lo
     observer: {
       onRequest: (e) => {
         counters.requests += 1;
-        deps.observer?.api?.onRequest?.(e);
+        deps.observer?.api?.onRequest?.({ ...e, source });
       },
       onRetry: (e) => {
         counters.retries += 1;
-        deps.observer?.api?.onRetry?.(e);
+        deps.observer?.api?.onRetry?.({ ...e, source });
       },
     },
   });

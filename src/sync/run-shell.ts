@@ -89,7 +89,7 @@ export async function runInShell(deps: RunShellDeps, spec: RunSpec, work: (run: 
     await markAbandoned(deps.pool, spec.source, spec.job);
     const runId = await insertRun(deps.pool, spec.source, spec.job, spec.trigger, 'running', spec.shapes ?? null);
     const run = runContext(deps, spec, runId, lock);
-    if (spec.job !== 'rebuild') deps.observer?.runStarted?.({ runId, job: spec.job });
+    if (spec.job !== 'rebuild') deps.observer?.runStarted?.({ runId, job: spec.job, source: spec.source });
     const heartbeat = startHeartbeat(deps.pool, { runId, job: spec.job, started, counters: run.counters, scopes: run.scopes }, run.logger, deps.heartbeatMs);
     let outcome: RunOutcome;
     try {
@@ -104,7 +104,7 @@ export async function runInShell(deps: RunShellDeps, spec: RunSpec, work: (run: 
       run.logger.warn({ maskedValues }, `${maskedValues} value(s) in the responses held the API key and were stored masked as ${REDACTED}`);
     }
     run.logger.info({ status: summary.status, requests: summary.requests, scopes: run.scopes.done, durationMs: summary.durationMs }, `${spec.noun} finished`);
-    deps.observer?.runFinished?.(summary);
+    deps.observer?.runFinished?.(summary, { source: spec.source });
     return summary;
   } finally {
     await lock.release();
@@ -133,7 +133,7 @@ async function skipped(deps: RunShellDeps, spec: RunSpec, started: number): Prom
   const runId = await insertRun(deps.pool, spec.source, spec.job, spec.trigger, 'skipped');
   deps.logger.info({ runId, job: spec.job }, spec.busy);
   const summary = buildSummary(runId, spec.job, 'skipped', started, new RunCounters(), undefined);
-  deps.observer?.runFinished?.(summary);
+  deps.observer?.runFinished?.(summary, { source: spec.source });
   return summary;
 }
 

@@ -67,7 +67,7 @@ describe.each(BACKENDS)('a field that fails its type (%s)', (backend) => {
     const run = await db.pool.query(`SELECT summary->'tables'->'results'->>'fieldErrors' AS n FROM pitwall.sync_runs WHERE run_id = $1`, [summary.runId]);
     expect(Number(run.rows[0].n)).toBe(starts.sent.length);
     const metricText = await metrics.registry.getSingleMetricAsString('pitwall_field_errors_total');
-    expect(metricText).toContain(`pitwall_field_errors_total{table="point_standings"} ${totals.sent.length}`);
+    expect(metricText).toContain(`pitwall_field_errors_total{source="default",table="point_standings"} ${totals.sent.length}`);
 
     // Every item loaded: one live row per item sent, its typed column NULL, its raw as received.
     const standings = await db.pool.query(

@@ -199,11 +199,11 @@ describe.each(BACKENDS)('the shape report (%s)', (backend) => {
     );
     await sync(rename, metrics.observer);
     const gauge = await metrics.registry.getSingleMetricAsString('pitwall_shape_drift_paths');
-    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{endpoint="results",kind="unmodelled"\} 1$/m);
-    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{endpoint="results",kind="missing"\} 1$/m);
-    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{endpoint="results",kind="failing"\} 1$/m);
-    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{endpoint="lineups",kind="failing"\} 1$/m);
-    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{endpoint="events",kind="unmodelled"\} 0$/m);
+    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{source="default",endpoint="results",kind="unmodelled"\} 1$/m);
+    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{source="default",endpoint="results",kind="missing"\} 1$/m);
+    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{source="default",endpoint="results",kind="failing"\} 1$/m);
+    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{source="default",endpoint="lineups",kind="failing"\} 1$/m);
+    expect(gauge).toMatch(/^pitwall_shape_drift_paths\{source="default",endpoint="events",kind="unmodelled"\} 0$/m);
 
     const report = await loadDrift(db.pool);
     expect(report.find((e) => e.endpoint === 'lineups')!.failing).toEqual([

@@ -73,13 +73,13 @@ describe('a running run on the status page, /status.json, /metrics and pitwall s
 
   it('exports its progress as gauges at scrape time', async () => {
     const metrics = await (await fetch(`${worker.url}/metrics`)).text();
-    expect(metrics).toContain('pitwall_run_scopes_done{job="full"} 50');
-    expect(metrics).toContain('pitwall_run_scopes_total{job="full"} 200');
-    expect(metrics).toContain('pitwall_run_requests{job="full"} 51');
-    expect(metrics).toContain('pitwall_run_rows_written{job="full"} 3849');
+    expect(metrics).toContain('pitwall_run_scopes_done{source="default",job="full"} 50');
+    expect(metrics).toContain('pitwall_run_scopes_total{source="default",job="full"} 200');
+    expect(metrics).toContain('pitwall_run_requests{source="default",job="full"} 51');
+    expect(metrics).toContain('pitwall_run_rows_written{source="default",job="full"} 3849');
     await db.pool.query(`UPDATE pitwall.sync_runs SET scopes_done = 60 WHERE run_id = $1`, [runId]);
     await new Promise((r) => setTimeout(r, 1100));
-    expect(await (await fetch(`${worker.url}/metrics`)).text()).toContain('pitwall_run_scopes_done{job="full"} 60');
+    expect(await (await fetch(`${worker.url}/metrics`)).text()).toContain('pitwall_run_scopes_done{source="default",job="full"} 60');
     await db.pool.query(`UPDATE pitwall.sync_runs SET scopes_done = 50 WHERE run_id = $1`, [runId]);
   });
 
