@@ -1,9 +1,11 @@
 import type pg from 'pg';
 
 import { tableMeta } from '../db/load/table-meta.js';
+import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
+import type { RunProgress } from '../observability/run-progress.js';
 import { runningRuns, type RunningRun } from '../observability/running-runs.js';
-import { endpointStates, failingScopes, jobStates, recentRuns, type EndpointCounts, type FailingScope, type JobState } from '../observability/status-queries.js';
+import { endpointStates, failingScopes, jobStates, recentRuns, type EndpointCounts, type FailingScope, type JobState, type RunRow } from '../observability/status-queries.js';
 import type { Shapes } from '../shapes/overrides.js';
 import { loadDrift } from '../sync/shape/load.js';
 import { driftCounts, type DriftKind } from '../sync/shape/report.js';
@@ -11,11 +13,12 @@ import { driftCounts, type DriftKind } from '../sync/shape/report.js';
 import { driftLine } from './drift-report.js';
 import { renderTable } from './format.js';
 
+/** What `pitwall status` reports of one source; the source is the report's, so no row names it. */
 export interface StatusReport {
   /** Per job: its latest run (whatever the outcome) and when it last succeeded. */
-  jobs: JobState[];
+  jobs: Array<Omit<JobState, 'source'>>;
   /** Runs going now (any process), with their progress as their last heartbeat left it. */
-  running: RunningRun[];
+  running: Array<Omit<RunningRun, 'source'>>;
   /**
    * When each job's schedule fires next, computed by this process from its own cron settings
    * (it does not ask the worker, whose settings may differ).
@@ -23,45 +26,64 @@ export interface StatusReport {
   next_runs: Record<string, string | null>;
   /** Per warehouse table: when a row's content last changed (newest `_synced_at`); null when empty. */
   freshness: Array<{ table: string; newest_synced_at: string | null }>;
-  runs: Array<{ run_id: number; job: string; trigger: string; status: string; started_at: string; finished_at: string | null; requests: number; rows_written: number; error: string | null }>;
-  endpoints: EndpointCounts[];
-  failing: FailingScope[];
+  runs: Array<Pick<RunRow, 'run_id' | 'job' | 'trigger' | 'status' | 'started_at' | 'finished_at' | 'requests' | 'rows_written' | 'error'>>;
+  endpoints: Array<Omit<EndpointCounts, 'source'>>;
+  failing: Array<Omit<FailingScope, 'source'>>;
   rejects: Array<{ endpoint: string; params: string; reason: string; created_at: string }>;
   /** The shape report in one line, and its path counts per endpoint (see `pitwall drift`). */
   drift: { summary: string; endpoints: Record<string, Record<DriftKind, number>> };
 }
 
-/**
- * One scan per table of its `_synced_at` (no index: on a large warehouse this is the slow part of
- * `status`, seconds rather than milliseconds, which an operator's occasional look can afford).
- */
-async function loadFreshness(db: pg.Pool): Promise<StatusReport['freshness']> {
-  const tables = Object.keys(warehouseTables) as WarehouseTableName[];
-  const { rows } = await db.query<{ table: string; newest_synced_at: string | null }>(
-    tables
-      .map((t, i) => `SELECT ${i} AS n, '${t}' AS "table", max(_synced_at)::text AS newest_synced_at FROM ${tableMeta(warehouseTables[t]).qualifiedName}`)
-      .join(' UNION ALL ') + ' ORDER BY n',
-  );
-  return rows.map(({ table, newest_synced_at }) => ({ table, newest_synced_at }));
+/** A source `pitwall status` reports on, with what this process knows of it. */
+export interface StatusSource {
+  name: string;
+  /** When each job's schedule fires next, by this process's cron settings for the source. */
+  nextRuns?: Record<string, string | null>;
+  /** The source's `PITWALL_SHAPES` file: its aliases count as modelled in the drift line. */
+  shapes?: Shapes | null;
 }
 
-/** Each job's last run, table freshness, last runs, the state of every endpoint's scopes, failing scopes and recent rejects. */
-export async function loadStatus(
-  db: pg.Pool,
-  limit = 10,
-  nextRuns: Record<string, string | null> = {},
-  shapes: Shapes | null = null,
-): Promise<StatusReport> {
+/**
+ * Per source, per warehouse table, the newest `_synced_at`: one scan per table whatever the
+ * number of sources (no index: on a large warehouse this is the slow part of `status`, seconds
+ * rather than milliseconds, which an operator's occasional look can afford).
+ */
+async function loadFreshness(db: pg.Pool, sources: readonly string[]): Promise<Map<string, StatusReport['freshness']>> {
+  const tables = Object.keys(warehouseTables) as WarehouseTableName[];
+  const { rows } = await db.query<{ table: string; source: string; newest_synced_at: string }>(
+    tables
+      .map((t, i) => `SELECT ${i} AS n, '${t}' AS "table", source, max(_synced_at)::text AS newest_synced_at FROM ${tableMeta(warehouseTables[t]).qualifiedName} WHERE source = ANY($1::text[]) GROUP BY source`)
+      .join(' UNION ALL ') + ' ORDER BY n',
+    [sources],
+  );
+  const newest = new Map(rows.map((r) => [`${r.source}\u0000${r.table}`, r.newest_synced_at]));
+  return new Map(sources.map((source) => [source, tables.map((table) => ({ table, newest_synced_at: newest.get(`${source}\u0000${table}`) ?? null }))]));
+}
+
+/**
+ * Per source, in the order given: each job's last run, table freshness, last runs, the state of
+ * every endpoint's scopes, failing scopes and recent rejects.
+ */
+export async function loadStatus(db: pg.Pool, sources: readonly StatusSource[] = [{ name: DEFAULT_SOURCE }], limit = 10): Promise<StatusReport[]> {
+  const freshness = await loadFreshness(db, sources.map((s) => s.name));
+  const reports: StatusReport[] = [];
+  // One source after another: the pool of `status` has one connection.
+  for (const source of sources) reports.push(await sourceStatus(db, source, freshness.get(source.name) ?? [], limit));
+  return reports;
+}
+
+async function sourceStatus(db: pg.Pool, source: StatusSource, freshness: StatusReport['freshness'], limit: number): Promise<StatusReport> {
+  const only = [source.name];
   const rejects = await db.query(
-    `SELECT endpoint, params, reason, created_at::text FROM pitwall.rejects ORDER BY reject_id DESC LIMIT $1`,
-    [limit],
+    `SELECT endpoint, params, reason, created_at::text FROM pitwall.rejects WHERE source = $2 ORDER BY reject_id DESC LIMIT $1`,
+    [limit, source.name],
   );
   return {
-    jobs: await jobStates(db),
-    running: await runningRuns(db),
-    next_runs: nextRuns,
-    freshness: await loadFreshness(db),
-    runs: (await recentRuns(db, limit)).map(({ run_id, job, trigger, status, started_at, finished_at, requests, rows_written, error }) => ({
+    jobs: (await jobStates(db, only)).map(({ source: _, ...j }) => j),
+    running: (await runningRuns(db, only)).map(({ source: _, ...r }) => r),
+    next_runs: source.nextRuns ?? {},
+    freshness,
+    runs: (await recentRuns(db, only, limit)).map(({ run_id, job, trigger, status, started_at, finished_at, requests, rows_written, error }) => ({
       run_id,
       job,
       trigger,
@@ -72,14 +94,14 @@ export async function loadStatus(
       rows_written,
       error,
     })),
-    endpoints: (await endpointStates(db)).map(({ last_run_id: _, ...e }) => e),
-    failing: await failingScopes(db, limit),
+    endpoints: (await endpointStates(db, only)).map(({ source: _, last_run_id: __, ...e }) => e),
+    failing: (await failingScopes(db, only, limit)).map(({ source: _, ...f }) => f),
     rejects: rejects.rows,
-    drift: await loadDrift(db, shapes).then((report) => ({ summary: driftLine(report), endpoints: driftCounts(report) })),
+    drift: await loadDrift(db, source.shapes ?? null, only).then((report) => ({ summary: driftLine(report), endpoints: driftCounts(report) })),
   };
 }
 
-function etaText(r: RunningRun): string {
+function etaText(r: RunProgress): string {
   if (r.eta === 'estimated') return `~${formatSeconds(r.eta_seconds ?? 0)} left`;
   return r.eta === 'estimating' ? 'estimating' : 'no scope known yet';
 }

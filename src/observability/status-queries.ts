@@ -3,12 +3,14 @@ import type pg from 'pg';
 import { JOB_NAMES } from '../sync/jobs.js';
 
 /**
- * The reads behind `pitwall status` and the worker's status page. Each is served by an index or
- * reads a table with one row per request scope (pitwall.sync_state), never a warehouse table.
- * Timestamps come back as PostgreSQL's text, as `status` has always printed them.
+ * The reads behind `pitwall status` and the worker's status page, each for the sources named (in
+ * their order) and each row naming its source. Each is served by an index (source first in every
+ * one) or reads a table with one row per request scope (pitwall.sync_state), never a warehouse
+ * table. Timestamps come back as PostgreSQL's text, as `status` has always printed them.
  */
 
 export interface JobState {
+  source: string;
   job: string;
   run_id: number | null;
   status: string | null;
@@ -18,22 +20,25 @@ export interface JobState {
   error: string | null;
 }
 
-/** Per job, its latest run (whatever the outcome) and when it last succeeded: sync_runs_job_started_idx, twice per job. */
-export async function jobStates(db: pg.Pool): Promise<JobState[]> {
+/** Per source and job, its latest run (whatever the outcome) and when it last succeeded: sync_runs_job_started_idx, twice per job. */
+export async function jobStates(db: pg.Pool, sources: readonly string[]): Promise<JobState[]> {
   const { rows } = await db.query<JobState>(
-    `SELECT j.job, r.run_id::int, r.status, r.started_at::text, r.finished_at::text, s.finished_at::text AS last_success_at, r.error
-       FROM unnest($1::text[]) WITH ORDINALITY AS j(job, n)
-       LEFT JOIN LATERAL (SELECT * FROM pitwall.sync_runs x WHERE x.job = j.job ORDER BY x.started_at DESC, x.run_id DESC LIMIT 1) r ON true
+    `SELECT src.source, j.job, r.run_id::int, r.status, r.started_at::text, r.finished_at::text, s.finished_at::text AS last_success_at, r.error
+       FROM unnest($2::text[]) WITH ORDINALITY AS src(source, m)
+      CROSS JOIN unnest($1::text[]) WITH ORDINALITY AS j(job, n)
+       LEFT JOIN LATERAL (SELECT * FROM pitwall.sync_runs x
+                           WHERE x.source = src.source AND x.job = j.job ORDER BY x.started_at DESC, x.run_id DESC LIMIT 1) r ON true
        LEFT JOIN LATERAL (SELECT x.finished_at FROM pitwall.sync_runs x
-                           WHERE x.job = j.job AND x.status = 'succeeded' ORDER BY x.started_at DESC LIMIT 1) s ON true
-      ORDER BY j.n`,
-    [JOB_NAMES],
+                           WHERE x.source = src.source AND x.job = j.job AND x.status = 'succeeded' ORDER BY x.started_at DESC LIMIT 1) s ON true
+      ORDER BY src.m, j.n`,
+    [JOB_NAMES, sources],
   );
   return rows;
 }
 
 export interface RunRow {
   run_id: number;
+  source: string;
   job: string;
   trigger: string;
   status: string;
@@ -48,30 +53,38 @@ export interface RunRow {
   error: string | null;
 }
 
-const RUN_COLUMNS = `run_id::int, job, trigger, status, started_at::text, finished_at::text,
+const RUN_COLUMNS = `run_id::int, source, job, trigger, status, started_at::text, finished_at::text,
             round(extract(epoch FROM coalesce(finished_at, now()) - started_at) * 1000)::float8 AS duration_ms,
             requests, retries, rows_inserted + rows_updated + rows_deleted AS rows_written, rows_rejected, error`;
 
-/** The newest `limit` runs of any job, newest first: a backward scan of the primary key. */
-export async function recentRuns(db: pg.Pool, limit: number): Promise<RunRow[]> {
+/**
+ * The newest `limit` runs of any job of the sources, newest first: a backward scan of the primary
+ * key, which skips the runs of other sources on the way.
+ */
+export async function recentRuns(db: pg.Pool, sources: readonly string[], limit: number): Promise<RunRow[]> {
   // Ordered by the table's column, not the output's run_id (a cast, which no index serves).
-  const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM pitwall.sync_runs x ORDER BY x.run_id DESC LIMIT $1`, [limit]);
+  const { rows } = await db.query<RunRow>(
+    `SELECT ${RUN_COLUMNS} FROM pitwall.sync_runs x WHERE x.source = ANY($2::text[]) ORDER BY x.run_id DESC LIMIT $1`,
+    [limit, sources],
+  );
   return rows;
 }
 
-/** The newest `limit` runs of each job, newest first: sync_runs_job_started_idx per job. */
-export async function recentRunsPerJob(db: pg.Pool, limit: number): Promise<RunRow[]> {
+/** The newest `limit` runs of each job of each source, by job, then source, newest first: sync_runs_job_started_idx per pair. */
+export async function recentRunsPerJob(db: pg.Pool, sources: readonly string[], limit: number): Promise<RunRow[]> {
   const { rows } = await db.query<RunRow>(
     `SELECT r.* FROM unnest($1::text[]) WITH ORDINALITY AS j(job, n)
+       CROSS JOIN unnest($3::text[]) WITH ORDINALITY AS src(source, m)
        CROSS JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM pitwall.sync_runs x
-                            WHERE x.job = j.job ORDER BY x.started_at DESC, x.run_id DESC LIMIT $2) r
-      ORDER BY j.n, r.run_id DESC`,
-    [JOB_NAMES, limit],
+                            WHERE x.source = src.source AND x.job = j.job ORDER BY x.started_at DESC, x.run_id DESC LIMIT $2) r
+      ORDER BY j.n, src.m, r.run_id DESC`,
+    [JOB_NAMES, limit, sources],
   );
   return rows;
 }
 
 export interface EndpointState {
+  source: string;
   endpoint: string;
   scopes: number;
   ok: number;
@@ -85,21 +98,24 @@ export interface EndpointState {
 /** An endpoint's scopes by status, as the status command and page show them. */
 export type EndpointCounts = Omit<EndpointState, 'last_run_id'>;
 
-/** Every endpoint's scopes by status: one pass over sync_state (a row per request scope). */
-export async function endpointStates(db: pg.Pool): Promise<EndpointState[]> {
+/** Every endpoint's scopes by status, per source: one pass over those sources' sync_state rows (a row per request scope). */
+export async function endpointStates(db: pg.Pool, sources: readonly string[]): Promise<EndpointState[]> {
   const { rows } = await db.query<EndpointState>(
-    `SELECT endpoint, count(*)::int AS scopes,
+    `SELECT source, endpoint, count(*)::int AS scopes,
             count(*) FILTER (WHERE status = 'ok')::int AS ok,
             count(*) FILTER (WHERE status = 'invalid')::int AS invalid,
             count(*) FILTER (WHERE status = 'error')::int AS error,
             max(last_success_at)::text AS last_success_at,
             max(last_run_id)::int AS last_run_id
-       FROM pitwall.sync_state GROUP BY endpoint ORDER BY endpoint`,
+       FROM pitwall.sync_state WHERE source = ANY($1::text[])
+      GROUP BY source, endpoint ORDER BY array_position($1::text[], source), endpoint`,
+    [sources],
   );
   return rows;
 }
 
 export interface FailingScope {
+  source: string;
   endpoint: string;
   params: string;
   status: string;
@@ -107,15 +123,18 @@ export interface FailingScope {
   last_attempt_at: string | null;
 }
 
-/** Scopes whose last attempt failed, most recent first, at most `perEndpoint` of each endpoint (all of them when omitted). */
-export async function failingScopes(db: pg.Pool, limit: number, perEndpoint?: number): Promise<FailingScope[]> {
+/**
+ * The sources' scopes whose last attempt failed, most recent first, at most `perEndpoint` of each
+ * endpoint of a source (all of them when omitted).
+ */
+export async function failingScopes(db: pg.Pool, sources: readonly string[], limit: number, perEndpoint?: number): Promise<FailingScope[]> {
   const { rows } = await db.query<FailingScope>(
-    `SELECT endpoint, params, status, last_error, last_attempt_at::text
-       FROM (SELECT s.*, row_number() OVER (PARTITION BY endpoint ORDER BY last_attempt_at DESC NULLS LAST) AS nth
-               FROM pitwall.sync_state s WHERE status <> 'ok') f
+    `SELECT source, endpoint, params, status, last_error, last_attempt_at::text
+       FROM (SELECT s.*, row_number() OVER (PARTITION BY source, endpoint ORDER BY last_attempt_at DESC NULLS LAST) AS nth
+               FROM pitwall.sync_state s WHERE status <> 'ok' AND source = ANY($3::text[])) f
       WHERE $2::int IS NULL OR nth <= $2
       ORDER BY last_attempt_at DESC NULLS LAST LIMIT $1`,
-    [limit, perEndpoint ?? null],
+    [limit, perEndpoint ?? null, sources],
   );
   return rows;
 }

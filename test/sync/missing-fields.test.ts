@@ -32,7 +32,7 @@ describe('a modelled field missing from every item', () => {
     expect(renamed.missingFields).toEqual([{ endpoint: 'results', path: `${ROW}.ResultStart`, kind: 'vanished', candidates: [`${ROW}.StartPos`] }]);
     expect(await mark()).toBe(String(renamed.runId));
     const page = await loadStatusPage(db.pool, { secrets: [] });
-    expect(page.missing_fields).toEqual([{ endpoint: 'results', path: `${ROW}.ResultStart`, since_run_id: renamed.runId }]);
+    expect(page.missing_fields).toEqual([{ source: 'default', endpoint: 'results', path: `${ROW}.ResultStart`, since_run_id: renamed.runId }]);
     expect(renderStatusPage(page)).toContain(`${ROW}.ResultStart`);
     // New results arrive, still without the field: not warned again.
     sim.world.advanceDays(14);

@@ -209,7 +209,8 @@ describe.each(BACKENDS)('the shape report (%s)', (backend) => {
     expect(report.find((e) => e.endpoint === 'lineups')!.failing).toEqual([
       { endpoint: 'lineups', path: 'Classes[].Races[].Lineup[].CarNum', count: 2, reason: 'expected text', example: '[7]' },
     ]);
-    const status = await loadStatus(db.pool);
+    const [status] = await loadStatus(db.pool);
+    if (!status) throw new Error('no report of the default source');
     expect(status.drift.summary).toBe('Drift: 1 unmodelled, 1 missing, 2 failing field(s) in results, lineups; see pitwall drift');
     expect(status.drift.endpoints.results).toEqual({ unmodelled: 1, missing: 1, failing: 1 });
     expect(statusText(status).split('\n')).toContain(status.drift.summary);

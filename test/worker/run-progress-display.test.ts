@@ -84,7 +84,8 @@ describe('a running run on the status page, /status.json, /metrics and pitwall s
   });
 
   it('is in pitwall status too, with next runs it computes from its own settings', async () => {
-    const report = await loadStatus(db.pool, 10, { full: '2027-01-01T00:00:00.000Z' });
+    const [report] = await loadStatus(db.pool, [{ name: 'default', nextRuns: { full: '2027-01-01T00:00:00.000Z' } }]);
+    if (!report) throw new Error('no report of the default source');
     expect(report.running).toEqual([expect.objectContaining({ run_id: runId, requests: 51, rows_written: 3849, scopes_done: 50, scopes_total: 200 })]);
     const text = statusText(report);
     expect(text).toContain('Next runs (from this process\'s cron settings');

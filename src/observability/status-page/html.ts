@@ -54,32 +54,41 @@ function table(id: string, headers: string[], rows: string[], empty: string): st
   return `<table id="${id}"><thead><tr>${headers.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-function runRow(r: PageRun): string {
+/** The source's cell of a row, on a page of several sources; nothing on a page of one, which looks as it did before sources. */
+const sourceCell = (several: boolean, source: string) => (several ? `<td>${e(source)}</td>` : '');
+const sourceHeader = (several: boolean): string[] => (several ? ['source'] : []);
+
+function runRow(r: PageRun, several: boolean): string {
   const failed = FAILED.has(r.status);
-  return `<tr${failed ? ' class="failed"' : ''}><td class="n">${r.run_id}</td><td>${e(r.job)}</td><td>${e(r.trigger)}</td><td>${statusCell(r.status)}</td>`
+  return `<tr${failed ? ' class="failed"' : ''}><td class="n">${r.run_id}</td>${sourceCell(several, r.source)}<td>${e(r.job)}</td><td>${e(r.trigger)}</td><td>${statusCell(r.status)}</td>`
     + `<td>${e(when(r.started_at))}</td><td class="n">${e(duration(r.duration_ms))}</td><td class="n">${count(r.requests)}</td><td class="n">${count(r.retries)}</td>`
     + `<td class="n">${count(r.rows_written)}</td><td class="n">${count(r.rows_rejected)}</td><td class="err">${e(r.error ?? '')}</td></tr>`;
 }
 
-function bars(runs: readonly PageRun[], value: (r: PageRun) => number): Bar[] {
+function bars(runs: readonly PageRun[], value: (r: PageRun) => number, several: boolean): Bar[] {
   return [...runs].reverse().map((r) => ({
     label: `#${r.run_id}`,
     value: value(r),
     failed: FAILED.has(r.status),
-    detail: `run ${r.run_id} (${r.job}, ${r.status})`,
+    detail: `run ${r.run_id} (${several ? `${r.source} ` : ''}${r.job}, ${r.status})`,
   }));
 }
 
-function charts(data: StatusPageData): string {
+function charts(data: StatusPageData, several: boolean): string {
   const figure = (caption: string, svg: string) => `<figure><figcaption>${e(caption)}</figcaption>${svg}</figure>`;
   const n = data.runs.length;
   const out = [
-    figure(`Rows written per run (last ${n})`, barChartSvg({ title: 'Rows written per run', format: count, bars: bars(data.runs, (r) => r.rows_written) })),
-    figure(`Requests per run (last ${n})`, barChartSvg({ title: 'Requests per run', format: count, bars: bars(data.runs, (r) => r.requests) })),
+    figure(`Rows written per run (last ${n})`, barChartSvg({ title: 'Rows written per run', format: count, bars: bars(data.runs, (r) => r.rows_written, several) })),
+    figure(`Requests per run (last ${n})`, barChartSvg({ title: 'Requests per run', format: count, bars: bars(data.runs, (r) => r.requests, several) })),
   ];
-  for (const [job, runs] of Object.entries(data.runs_per_job)) {
-    if (runs.length === 0) continue;
-    out.push(figure(`Duration of ${job} runs (last ${runs.length})`, barChartSvg({ title: `Duration of ${job} runs`, format: duration, bars: bars(runs, (r) => r.duration_ms) })));
+  for (const [job, all] of Object.entries(data.runs_per_job)) {
+    // A chart per source of several: their runs' durations differ with their sites' sizes.
+    for (const { source } of several ? data.sources : [{ source: null }]) {
+      const runs = source === null ? all : all.filter((r) => r.source === source);
+      if (runs.length === 0) continue;
+      const title = `Duration of ${job} runs${source === null ? '' : ` of ${source}`}`;
+      out.push(figure(`${title} (last ${runs.length})`, barChartSvg({ title, format: duration, bars: bars(runs, (r) => r.duration_ms, several) })));
+    }
   }
   return `<div class="charts">${out.join('')}</div>`;
 }
@@ -89,13 +98,13 @@ function eta(r: RunningRun): string {
   return r.eta === 'estimating' ? 'estimating' : 'no scope known yet';
 }
 
-function runningTable(data: StatusPageData): string {
+function runningTable(data: StatusPageData, several: boolean): string {
   return table(
     'running',
-    ['run', 'job', 'trigger', 'started', 'requests', 'rows written', 'scopes done / known so far', 'ETA', 'last heartbeat'],
+    ['run', ...sourceHeader(several), 'job', 'trigger', 'started', 'requests', 'rows written', 'scopes done / known so far', 'ETA', 'last heartbeat'],
     data.running.map(
       (r) =>
-        `<tr><td class="n">${r.run_id}</td><td>${e(r.job)}</td><td>${e(r.trigger)}</td><td>${e(when(r.started_at))}</td>`
+        `<tr><td class="n">${r.run_id}</td>${sourceCell(several, r.source)}<td>${e(r.job)}</td><td>${e(r.trigger)}</td><td>${e(when(r.started_at))}</td>`
         + `<td class="n">${count(r.requests)}</td><td class="n">${count(r.rows_written)}</td>`
         + `<td class="n">${count(r.scopes_done)} / ${count(r.scopes_total)}</td><td>${e(eta(r))}</td>`
         + `<td>${r.heartbeat_at ? e(when(r.heartbeat_at)) : '<span class="muted">none yet</span>'}</td></tr>`,
@@ -104,39 +113,44 @@ function runningTable(data: StatusPageData): string {
   );
 }
 
-/** The status page as one self-contained HTML document. Every value from the warehouse is escaped. */
 /** The fields the upstream stopped sending, each a likely rename: amber, with the fix to run. */
-function missingFieldsNote(data: StatusPageData): string {
+function missingFieldsNote(data: StatusPageData, several: boolean): string {
   if (data.missing_fields.length === 0) return '';
-  const items = data.missing_fields.map((m) => `<li><code>${e(m.endpoint)}</code> <code>${e(m.path)}</code> (since run ${m.since_run_id})</li>`).join('');
+  const items = data.missing_fields
+    .map((m) => `<li>${several ? `${e(m.source)}: ` : ''}<code>${e(m.endpoint)}</code> <code>${e(m.path)}</code> (since run ${m.since_run_id})</li>`)
+    .join('');
   return `<div class="behind"><p>Modelled fields missing from every item, their columns left NULL (renamed upstream, most likely; <code>pitwall drift --suggest</code> writes the alias):</p><ul>${items}</ul></div>`;
 }
 
+/** The status page as one self-contained HTML document. Every value from the warehouse is escaped. */
 export function renderStatusPage(data: StatusPageData): string {
+  // A page of one source has no source column, as before sources existed.
+  const several = data.sources.length > 1;
+  const nextRun = (source: string, job: string) => data.sources.find((s) => s.source === source)?.next_runs[job] ?? null;
   const failedRuns = data.runs.filter((r) => FAILED.has(r.status)).length;
   const jobs = table(
     'jobs',
-    ['job', 'last run', 'status', 'started', 'last success', 'next run'],
+    [...sourceHeader(several), 'job', 'last run', 'status', 'started', 'last success', 'next run'],
     data.jobs.map(
       (j) =>
-        `<tr${j.last_status !== null && FAILED.has(j.last_status) ? ' class="failed"' : ''}><td>${e(j.job)}</td><td class="n">${j.last_run_id ?? ''}</td><td>${statusCell(j.last_status)}</td>`
+        `<tr${j.last_status !== null && FAILED.has(j.last_status) ? ' class="failed"' : ''}>${sourceCell(several, j.source)}<td>${e(j.job)}</td><td class="n">${j.last_run_id ?? ''}</td><td>${statusCell(j.last_status)}</td>`
         + `<td>${e(when(j.last_started_at))}</td><td>${e(ago(j.last_success_age_seconds))}</td>`
-        + `<td>${data.next_runs[j.job] ? e(when(data.next_runs[j.job] ?? null)) : '<span class="muted">not scheduled here</span>'}</td></tr>`,
+        + `<td>${nextRun(j.source, j.job) ? e(when(nextRun(j.source, j.job))) : '<span class="muted">not scheduled here</span>'}</td></tr>`,
     ),
     'no jobs',
   );
   const runs = table(
     'runs',
-    ['run', 'job', 'trigger', 'status', 'started', 'duration', 'requests', 'retries', 'rows written', 'rejected', 'error'],
-    data.runs.map(runRow),
+    ['run', ...sourceHeader(several), 'job', 'trigger', 'status', 'started', 'duration', 'requests', 'retries', 'rows written', 'rejected', 'error'],
+    data.runs.map((r) => runRow(r, several)),
     'No run yet.',
   );
   const endpoints = table(
     'endpoints',
-    ['endpoint', 'scopes', 'ok', 'invalid', 'error', 'last success', 'items rejected', 'drift: unmodelled / missing / failing'],
+    [...sourceHeader(several), 'endpoint', 'scopes', 'ok', 'invalid', 'error', 'last success', 'items rejected', 'drift: unmodelled / missing / failing'],
     data.endpoints.map(
       (p) =>
-        `<tr${p.invalid + p.error > 0 ? ' class="failed"' : ''}><td>${e(p.endpoint)}</td><td class="n">${count(p.scopes)}</td><td class="n">${count(p.ok)}</td><td class="n">${count(p.invalid)}</td><td class="n">${count(p.error)}</td>`
+        `<tr${p.invalid + p.error > 0 ? ' class="failed"' : ''}>${sourceCell(several, p.source)}<td>${e(p.endpoint)}</td><td class="n">${count(p.scopes)}</td><td class="n">${count(p.ok)}</td><td class="n">${count(p.invalid)}</td><td class="n">${count(p.error)}</td>`
         + `<td title="${e(when(p.last_success_at))}">${e(ago(p.last_success_age_seconds))}</td><td class="n">${count(p.items_rejected)}</td>`
         + `<td class="n">${p.drift ? `${count(p.drift.unmodelled)} / ${count(p.drift.missing)} / ${count(p.drift.failing)}` : '<span class="muted">–</span>'}</td></tr>`,
     ),
@@ -145,7 +159,7 @@ export function renderStatusPage(data: StatusPageData): string {
   const failing = data.endpoints.flatMap((p) =>
     p.failing.map(
       (f) =>
-        `<tr class="failed"><td>${e(p.endpoint)}</td><td>${e(f.params)}</td><td>${statusCell(f.status)}</td><td>${e(when(f.last_attempt_at))}</td><td class="err">${e(f.last_error ?? '')}</td></tr>`,
+        `<tr class="failed">${sourceCell(several, p.source)}<td>${e(p.endpoint)}</td><td>${e(f.params)}</td><td>${statusCell(f.status)}</td><td>${e(when(f.last_attempt_at))}</td><td class="err">${e(f.last_error ?? '')}</td></tr>`,
     ),
   );
   const tables = table(
@@ -156,7 +170,7 @@ export function renderStatusPage(data: StatusPageData): string {
         `<tr${t.behind ? ' class="failed"' : ''}><td>${e(t.table)}</td><td class="n">${t.rows_exact ? '' : '≈ '}${count(t.rows)}</td>`
         + `<td>${t.last_change_at ? e(when(t.last_change_at)) : '<span class="muted">not in the last runs</span>'}</td>`
         + `<td title="${e(when(t.checked_at))}">${e(ago(t.checked_age_seconds))}</td>`
-        + `<td>${e(t.last_job ?? '')}${t.behind ? ` <span class="behind">(${e(behindReason(t))})</span>` : ''}`
+        + `<td>${e(t.last_job ?? '')}${several && t.last_source !== null ? ` <span class="muted">(${e(t.last_source)})</span>` : ''}${t.behind ? ` <span class="behind">(${e(behindReason(t))})</span>` : ''}`
         + `${t.changing_in_run !== null ? ` <span class="changing">(changing now: run ${t.changing_in_run})</span>` : ''}</td>`
         + `<td class="muted wrap">${e(t.fed_by.join(', '))}</td></tr>`,
     ),
@@ -170,16 +184,16 @@ export function renderStatusPage(data: StatusPageData): string {
 <title>pitwall status</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>
 <body>
 <h1>pitwall status</h1>
-<p class="muted">Generated ${e(when(data.generated_at))}. The same data as JSON: <a href="status.json">status.json</a>.</p>
+<p class="muted">Generated ${e(when(data.generated_at))}. The same data as JSON: <a href="status.json">status.json</a>.</p>${several ? `<p class="muted">Sources: ${data.sources.map((x) => e(x.source)).join(', ')}.</p>` : ''}
 ${headline}
 <h2>Jobs</h2>${jobs}
-<h2>Running now</h2>${runningTable(data)}
+<h2>Running now</h2>${runningTable(data, several)}
 ${data.running.length ? '<p class="muted">Scopes known so far grow as the walk discovers them, so the ETA is a lower bound.</p>' : ''}
-<h2>Runs</h2>${charts(data)}${runs}
+<h2>Runs</h2>${charts(data, several)}${runs}
 <h2>Endpoints</h2>${endpoints}
 ${data.drift_recorded ? '' : '<p class="muted">No response shapes recorded yet (pitwall.shape_paths is empty).</p>'}
-${missingFieldsNote(data)}
-<h2>Failing scopes</h2>${table('failing', ['endpoint', 'params', 'status', 'last attempt', 'last error'], failing, 'None: every scope answered on its last attempt.')}
+${missingFieldsNote(data, several)}
+<h2>Failing scopes</h2>${table('failing', [...sourceHeader(several), 'endpoint', 'params', 'status', 'last attempt', 'last error'], failing, 'None: every scope answered on its last attempt.')}
 <h2>Tables</h2>${tables}
 </body></html>
 `;
