@@ -15,20 +15,20 @@ import { redact, secretsOf } from './secrets.js';
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   migrate: { summary: 'apply database migrations (under an advisory lock)', load: () => import('./commands/migrate.js') },
   sync: {
-    summary: 'run one job once (--job full|season|live, default full); prints a per-table summary, --json for one JSON object',
+    summary: 'run one job once (--job full|season|live, default full) for each source (--source NAME, repeatable); prints a per-table summary, --json for one JSON object',
     load: () => import('./commands/sync.js'),
   },
   rebuild: {
-    summary: 're-derive the typed tables from the kept response bodies, no upstream request (--endpoint NAME, repeatable; --json)',
+    summary: 're-derive the typed tables from the kept response bodies, no upstream request (--endpoint NAME, --source NAME, repeatable; --json)',
     load: () => import('./commands/rebuild.js'),
   },
-  status: { summary: 'last runs, per-endpoint state, failing scopes, recent rejects (--json)', load: () => import('./commands/status.js') },
+  status: { summary: 'last runs, per-endpoint state, failing scopes, recent rejects, per source (--source NAME, repeatable; --json)', load: () => import('./commands/status.js') },
   drift: {
-    summary: 'how the responses loaded differ from the declared shapes: missing, unmodelled and failing fields per endpoint (--json); --suggest prints a PITWALL_SHAPES file for what it explains',
+    summary: 'how the responses loaded differ from the declared shapes: missing, unmodelled and failing fields per source and endpoint (--source NAME, --json); --suggest prints a PITWALL_SHAPES file for what it explains',
     load: () => import('./commands/drift.js'),
   },
   probe: {
-    summary: 'ask the upstream for one small sample of each endpoint (at most 20 first requests, --max-requests N; no database) and print their shape report (--save DIR, --json, --suggest)',
+    summary: 'ask the upstream for one small sample of each endpoint (at most 20 first requests, --max-requests N; no database) and print their shape report, per source (--source NAME, --save DIR, --json, --suggest)',
     load: () => import('./commands/probe.js'),
   },
   worker: { summary: 'run the live, season and full jobs on their cron schedules until stopped', load: () => import('./commands/worker.js') },

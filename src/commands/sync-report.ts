@@ -3,6 +3,7 @@ import { describeWarning } from '../sync/shape/vanished.js';
 
 import { EXIT } from './context.js';
 import { renderTable } from './format.js';
+import { perSourceJson, perSourceText } from './per-source.js';
 
 /** The machine-readable summary of `pitwall sync --json`: one JSON object. */
 export function summaryJson(s: RunSummary): string {
@@ -23,6 +24,12 @@ export function summaryJson(s: RunSummary): string {
     ...(s.upstreamUnreachable ? { upstreamUnreachable: true } : {}),
     ...(s.error ? { error: s.error } : {}),
   });
+}
+
+/** The summaries of `sync` or `rebuild`, one per source (`names`), as text or JSON: one source's as it has always been printed. */
+export function summariesReport(names: readonly string[], summaries: readonly RunSummary[], json: boolean): string {
+  if (json) return perSourceJson(names, summaries.map((s) => JSON.parse(summaryJson(s)) as unknown));
+  return perSourceText(names, summaries.map(summaryText));
 }
 
 /** The per-table summary a person reads after `pitwall sync`. */
@@ -51,11 +58,12 @@ function unmodelledNote(perEndpoint: RunSummary['unknownFields']): string {
 }
 
 /**
- * The exit code of several runs (one per source): the first failure's kind by severity, so a
- * refused key or an unreachable upstream still says so when another source succeeded.
+ * The exit code of several runs or probes (one per source): the first failure's kind by
+ * severity, so a refused key (`probe` exits 2 for one) or an unreachable upstream still says so
+ * when another source succeeded.
  */
 export function worstExitCode(codes: readonly number[]): number {
-  const order = [EXIT.keyRefused, EXIT.upstreamUnreachable, EXIT.failed, EXIT.interrupted, EXIT.skipped];
+  const order = [EXIT.keyRefused, EXIT.usage, EXIT.upstreamUnreachable, EXIT.failed, EXIT.interrupted, EXIT.skipped];
   return order.find((code) => codes.includes(code)) ?? EXIT.ok;
 }
 

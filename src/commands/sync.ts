@@ -2,12 +2,12 @@ import { loadConfig } from '../config.js';
 import { openWarehouse } from '../db/open-warehouse.js';
 import { loadSources, selectSources, sourceSecrets, type Source } from '../sources.js';
 import { JOB_NAMES, type JobName } from '../sync/jobs.js';
-import { runSync, type RunSummary } from '../sync/run.js';
+import { runSync } from '../sync/run.js';
 import { gracefulStop } from '../worker/graceful-stop.js';
 
 import { CONFIG_FLAG_OPTIONS, HELP, SOURCE_OPTION, UsageError, configFlags, makeLogger, parse, type CommandContext } from './context.js';
 import { createProgressReporter } from './progress.js';
-import { runExitCode, summaryJson, summaryText, worstExitCode } from './sync-report.js';
+import { runExitCode, summariesReport, worstExitCode } from './sync-report.js';
 
 /**
  * `pitwall sync [--job full|season|live] [--source NAME ...] [--json]`: one run of one job for
@@ -38,7 +38,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       );
     const summaries = await Promise.all(sources.map(one));
     progress.finish();
-    ctx.out(report(sources, summaries, values.json === true));
+    ctx.out(summariesReport(sources.map((s) => s.name), summaries, values.json === true));
     for (const summary of summaries) {
       if (summary.keyRefused || summary.upstreamUnreachable) {
         // One line on stderr for the person (or script) who set the key or the URL; the summary stays on stdout.
@@ -50,11 +50,4 @@ export async function run(ctx: CommandContext): Promise<number> {
     stop.dispose();
     await warehouse.close();
   }
-}
-
-/** One source's summary as it has always been printed; several, each under its source's name. */
-function report(sources: readonly Source[], summaries: readonly RunSummary[], json: boolean): string {
-  if (summaries.length === 1 && summaries[0]) return json ? summaryJson(summaries[0]) : summaryText(summaries[0]);
-  if (json) return JSON.stringify({ sources: Object.fromEntries(summaries.map((s, i) => [sources[i]?.name, JSON.parse(summaryJson(s)) as unknown])) });
-  return summaries.map((s, i) => `== source ${sources[i]?.name}\n${summaryText(s)}`).join('\n\n');
 }
