@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only loader,e2e,memory,embedded]`: pitwall against PostgreSQL's
+ * `npm run bench [-- --quick] [-- --only loader,e2e,memory,embedded,sites]` (sites only when named): pitwall against PostgreSQL's
  * COPY, against the loader a user would write by hand, against the upstream's latency, and the
  * embedded warehouse against a PostgreSQL server; prints a table and writes bench/results/latest.json. See docs/performance.md.
  *
@@ -24,6 +24,7 @@ import { resultRows, worldFor } from './lib/result-rows.js';
 import { E2E_CONCURRENCY, E2E_LATENCY_MS } from './lib/sync-setup.js';
 import { benchLoader } from './loader.js';
 import { benchMemory } from './memory.js';
+import { benchSites } from './sites.js';
 
 interface Sizes {
   rows: number;
@@ -38,6 +39,8 @@ interface Sizes {
 const FULL: Sizes = { rows: 200_000, repetitions: 3, naiveRows: 5_000, e2eScale: 'medium', memoryScale: 'large', embeddedRuns: 3 };
 const QUICK: Sizes = { rows: 20_000, repetitions: 3, naiveRows: 1_000, e2eScale: 'small', memoryScale: 'small', embeddedRuns: 1 };
 const SECTIONS = ['loader', 'e2e', 'memory', 'embedded'] as const;
+/** Sections run only when named in --only: several minutes at the upstream's polite rate. */
+const ON_REQUEST = ['sites'] as const;
 
 async function postgresVersion(server: string): Promise<string> {
   const pool = createPool(server, { max: 1, applicationName: 'pitwall-bench' });
@@ -58,13 +61,14 @@ const { values } = parseArgs({
 });
 const sizes: Sizes = { ...(values.quick ? QUICK : FULL), ...(values.rows ? { rows: Number(values.rows) } : {}) };
 const only = new Set(values.only ? values.only.split(',') : SECTIONS);
-for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only takes ${SECTIONS.join(', ')}; got ${s}`);
+const known: readonly string[] = [...SECTIONS, ...ON_REQUEST];
+for (const s of only) if (!known.includes(s)) throw new Error(`--only takes ${known.join(', ')}; got ${s}`);
 
 const server = serverUrl(process.env);
 const startLoad = loadavg()[0] ?? 0;
 const startedAt = new Date().toISOString();
 const log = (text: string) => process.stderr.write(`${text}\n`);
-const sections: Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded'> = {};
+const sections: Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded' | 'sites'> = {};
 
 if (only.has('loader')) {
   log(`loader: building ${sizes.rows} result rows from the simulator...`);
@@ -101,6 +105,13 @@ if (only.has('embedded')) {
     command: [join(ROOT, 'bin/pitwall.js'), 'sync', '--json'],
     runtime: values.quick ? 'tsx' : 'dist',
   });
+}
+if (only.has('sites')) {
+  const opts = values.quick
+    ? { sites: 3, scale: 'tiny' as const, maxRps: 5, workerJobs: 4, workerCounts: [1, 3] }
+    : { sites: 12, scale: 'small' as const, maxRps: 5, workerJobs: 4, workerCounts: [1, 3] };
+  log(`sites: ${opts.sites} ${opts.scale} sites at ${opts.maxRps} requests/s each, loaded by ${opts.workerCounts.join(' and then by ')} worker(s)...`);
+  sections.sites = await benchSites(server, opts);
 }
 
 const results: BenchResults = {

@@ -2,6 +2,7 @@ import type { E2eFigures, NoopFigures, RebuildFigures } from '../e2e.js';
 import type { EmbeddedFigures } from '../embedded.js';
 import type { LoaderFigures } from '../loader.js';
 import type { MemoryFigures } from '../memory.js';
+import type { SitesFigures } from '../sites.js';
 
 import type { CpuSplit } from './cpu.js';
 
@@ -23,10 +24,11 @@ export interface BenchResults {
   rebuild?: RebuildFigures;
   memory?: MemoryFigures;
   embedded?: EmbeddedFigures;
+  sites?: SitesFigures;
   targets: Record<string, { target: string; met: boolean | null }>;
 }
 
-type Sections = Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded'>;
+type Sections = Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded' | 'sites'>;
 
 /** The issue's targets, judged against one run's figures (null where the section did not run). */
 export function judge(r: Sections): BenchResults['targets'] {
@@ -118,6 +120,17 @@ export function renderReport(r: BenchResults): string {
     add('  the embedded server beside it (PSS), wall', `${num(em.serverRssMb)} MB, ${num(em.memoryWallMs)} ms`);
     add('  server start: cold (initdb + start)', `${num(em.startMs.cold)} ms`, 'embeddedColdStart');
     add('  server start: warm', `${num(em.startMs.warm)} ms`);
+  }
+  if (r.sites) {
+    const st = r.sites;
+    add(`${st.sites} ${st.scale} sites at ${st.maxRps} requests/s each, full syncs from empty`, `${st.workerJobs} jobs per worker`);
+    for (const run of st.runs) {
+      add(`  ${run.workers} worker(s): makespan`, `${num(run.makespanMs)} ms`);
+      add('    requests per source / its minimum', `${run.requestsToMinimum.min.toFixed(2)} - ${run.requestsToMinimum.max.toFixed(2)}`);
+      add('    busiest second of one key', `${run.peakPerSecond} (cap ${st.maxRps})`);
+      add('    peak RSS per worker', run.peakRssMbPerWorker.map((mb) => `${mb} MB`).join(', '));
+      add('    database connections in use, peak', num(run.peakConnections));
+    }
   }
   const head: [string, string, string, string] = ['measure', 'value', 'target', 'met'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));

@@ -15,10 +15,16 @@ export async function run(ctx: CommandContext): Promise<number> {
   const config = loadConfig(ctx.env, configFlags(values));
   const sources = loadSources(config, ctx.env);
   const logger = makeLogger(config, ctx, sourceSecrets(sources));
-  // Every job of every source may run at once, each with its lock connection and `concurrency`
-  // transactions, and the health check needs one more for its SELECT 1; the job queue holds one
-  // for its LISTEN and borrows one or two to take and complete jobs.
-  const poolMax = sources.reduce((n, s) => n + JOB_NAMES.length * (s.config.concurrency + 1), 0) + 2 + (config.jobQueue === 'postgres' ? 3 : 0);
+  // A job holds its lock connection and up to its source's `concurrency` transactions. Through
+  // the job queue at most PITWALL_WORKER_JOBS jobs run here at once, whatever the number of
+  // sources; the queue holds one connection for its LISTEN and borrows one or two to take and
+  // complete jobs, and the catch-ups' and schedules' short queries and the health check share two
+  // more. With `local` schedules every job of every source may run at once.
+  const perJob = Math.max(...sources.map((s) => s.config.concurrency)) + 1;
+  const poolMax =
+    config.jobQueue === 'postgres'
+      ? config.workerJobs * perJob + 3 + 2
+      : sources.reduce((n, s) => n + JOB_NAMES.length * (s.config.concurrency + 1), 0) + 2;
   const warehouse = await openWarehouse(config, logger, { poolMax, purpose: 'worker' });
   // The global settings (port, token, time zone, shutdown) are every source's config's too.
   const worker = createWorker({ pool: warehouse.pool, config: sources[0]!.config, logger }, { sources });

@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 import { configSecrets } from '../config.js';
 import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import { startObservabilityServer, type HealthReport, type ObservabilityServer } from '../observability/http-server.js';
@@ -72,8 +74,9 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   let server: ObservabilityServer | undefined;
   let engine: JobEngine | undefined;
   let stopped: Promise<void> | undefined;
-  // Ends the waits of queued catch-ups when the worker stops.
+  // Ends the waits of queued catch-ups when the worker stops: one wait per source at a time.
   const stopping = new AbortController();
+  setMaxListeners(sources.length + 10, stopping.signal);
 
   const jobsOf = (name: string | undefined): SourceJobs => {
     const found = name === undefined ? sources[0] : sources.find((s) => s.source.name === name);

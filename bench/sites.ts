@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { startSimulator } from '../src/simulator/server.js';
+import type { Scale } from '../src/simulator/world/types.js';
+
+import { ROOT, peakRssBytes } from './lib/child.js';
+import { createBenchDatabase } from './lib/database.js';
+import { minimumRequests } from './lib/min-requests.js';
+
+/** One set-up of the sites section: N worker processes loading every site's full sync. */
+export interface SitesRun {
+  workers: number;
+  /** From the workers' start to the last site's full sync succeeding. */
+  makespanMs: number;
+  /** Per source: requests its full made over the fewest its site needs (1.00 = each scope once). */
+  requestsToMinimum: { min: number; max: number };
+  /** The busiest second of any one key at the simulator, against the cap. */
+  peakPerSecond: number;
+  peakRssMbPerWorker: number[];
+  /** Most connections to the warehouse's database at once, sampled every 250 ms. */
+  peakConnections: number;
+}
+
+export interface SitesFigures {
+  sites: number;
+  scale: Scale;
+  maxRps: number;
+  workerJobs: number;
+  runs: SitesRun[];
+}
+
+const NEVER = '0 0 1 1 *';
+
+async function poll<T>(read: () => Promise<T | null>, everyMs: number, timeoutMs: number): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== null) return value;
+    if (performance.now() > deadline) throw new Error('sites bench: timed out waiting for the full syncs');
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('close', () => resolve())));
+
+/**
+ * `--only sites`: `sites` simulated sites of one scale, each a source of one warehouse on
+ * `server`, loaded by 1 and then by 3 `pitwall worker` processes started together on an empty
+ * warehouse at the default polite rate. Each run's figures: how long until every site's full
+ * (the start-up catch-up) has succeeded, requests per source against its site's minimum, the
+ * busiest second of any key, each worker's peak RSS and the database connections in use.
+ */
+export async function benchSites(
+  server: string,
+  opts: { sites: number; scale: Scale; maxRps: number; workerJobs: number; workerCounts: readonly number[] },
+): Promise<SitesFigures> {
+  const runs: SitesRun[] = [];
+  for (const workers of opts.workerCounts) {
+    const sim = await startSimulator({ scale: opts.scale, seed: 31, sites: opts.sites });
+    const db = await createBenchDatabase(server, 'sites', 2);
+    const dir = mkdtempSync(join(tmpdir(), 'pitwall-bench-sites-'));
+    const children: ChildProcess[] = [];
+    try {
+      const names = sim.sites.map((_, i) => `site-${i + 1}`);
+      writeFileSync(join(dir, 'sources.json'), JSON.stringify({ sources: names.map((name, i) => ({ name, keyEnv: `SITE_KEY_${i + 1}` })) }));
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DATABASE_URL: db.url,
+        MRP_API_BASE_URL: sim.url,
+        PITWALL_SOURCES: join(dir, 'sources.json'),
+        PITWALL_MAX_RPS: String(opts.maxRps),
+        PITWALL_WORKER_JOBS: String(opts.workerJobs),
+        PITWALL_CRON_LIVE: NEVER,
+        PITWALL_CRON_SEASON: NEVER,
+        PITWALL_CRON_FULL: NEVER,
+        PITWALL_LOG_LEVEL: 'warn',
+        ...Object.fromEntries(sim.sites.map((s, i) => [`SITE_KEY_${i + 1}`, s.key])),
+      };
+      const started = performance.now();
+      for (let i = 0; i < workers; i++) {
+        children.push(spawn(process.execPath, [join(ROOT, 'bin/pitwall.js'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+      }
+      let peakConnections = 0;
+      const dbName = new URL(db.url).pathname.slice(1);
+      const makespanMs = await poll(
+        async () => {
+          const { rows: conns } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1`, [dbName]);
+          // The bench's own pool holds one of them.
+          peakConnections = Math.max(peakConnections, (conns[0]?.n ?? 1) - 1);
+          const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`);
+          return (rows[0]?.n ?? 0) >= opts.sites ? performance.now() - started : null;
+        },
+        250,
+        60 * 60_000,
+      );
+      const peakRssMbPerWorker = children.map((c) => Math.round((peakRssBytes(c.pid!) ?? 0) / 1048576));
+      const { rows } = await db.pool.query<{ source: string; requests: number }>(
+        `SELECT source, sum(requests)::int AS requests FROM pitwall.sync_runs GROUP BY source`,
+      );
+      const ratios = sim.sites.map((site, i) => {
+        const sent = rows.find((r) => r.source === names[i])?.requests ?? 0;
+        return sent / minimumRequests(site.world.truth()).total;
+      });
+      const bySite = sim.requests().bySite;
+      runs.push({
+        workers,
+        makespanMs: Math.round(makespanMs),
+        requestsToMinimum: { min: Math.min(...ratios), max: Math.max(...ratios) },
+        peakPerSecond: Math.max(...sim.sites.map((_, i) => bySite[i + 1]?.peakPerSecond ?? 0)),
+        peakRssMbPerWorker,
+        peakConnections,
+      });
+    } finally {
+      for (const c of children) c.kill('SIGTERM');
+      await Promise.all(children.map(exited));
+      rmSync(dir, { recursive: true, force: true });
+      await db.drop();
+      await sim.close();
+    }
+  }
+  return { sites: opts.sites, scale: opts.scale, maxRps: opts.maxRps, workerJobs: opts.workerJobs, runs };
+}
