@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 
 import type { RunCounters } from './counters.js';
+import { sharedRateLimiter } from './sql/request-pace.js';
 import type { SyncDeps } from './run.js';
 
 /** The client settings every upstream client of pitwall takes from the configuration. */
@@ -36,6 +37,9 @@ export function createRunClient(deps: SyncDeps, run: { source: string; counters:
   // response after giving it back, so the next requests are already out while it does, and the
   // run is bound by the upstream rather than by itself.
   const upstream = pLimit(deps.config.concurrency);
+  // The client sleeps before a retry and for the rate limit; a drain ends those waits, so no
+  // new attempt starts after it.
+  const sleep = (ms: number, s?: AbortSignal) => abortableSleep(ms, s ? AbortSignal.any([s, halt]) : halt);
   return createApiClient({
     ...apiClientOptions(deps.config, logger),
     // A visit that waited for a slot through a drain starts no request, as the walk starts no visit.
@@ -45,9 +49,9 @@ export function createRunClient(deps: SyncDeps, run: { source: string; counters:
         return send();
       }),
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
-    // The client sleeps before a retry and for the rate limit; a drain ends those waits, so no
-    // new attempt starts after it.
-    sleep: (ms, s) => abortableSleep(ms, s ? AbortSignal.any([s, halt]) : halt),
+    sleep,
+    // The source's rate holds across all its runs, in this process and every other.
+    limiter: sharedRateLimiter(deps.pool, source, deps.config.maxRps, sleep),
     observer: {
       onRequest: (e) => {
         counters.requests += 1;
