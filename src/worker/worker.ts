@@ -5,7 +5,7 @@ import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import { startObservabilityServer, type HealthReport, type ObservabilityServer } from '../observability/http-server.js';
 import { createMetrics, type WorkerMetrics } from '../observability/metrics.js';
 import { loadStatusPage } from '../observability/status-page/data.js';
-import type { Source } from '../sources.js';
+import { sourceSecrets, type Source } from '../sources.js';
 import type { JobName } from '../sync/jobs.js';
 import { runSync, type RunSummary, type SyncDeps } from '../sync/run.js';
 import { markDeadRuns } from '../sync/sql/dead-runs.js';
@@ -67,10 +67,10 @@ interface SourceJobs {
  */
 export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOptions = {}): Worker {
   const { config, logger } = deps;
-  const metrics = createMetrics(deps.pool);
   const shutdown = gracefulStop(config.shutdownTimeoutMs);
   const running = new Set<Promise<unknown>>();
   const sources: SourceJobs[] = (options.sources ?? [{ name: deps.source ?? DEFAULT_SOURCE, config: deps.config as Source['config'] }]).map((source) => ({ source }));
+  const metrics = createMetrics(deps.pool, sources.map((s) => s.source.name));
   let server: ObservabilityServer | undefined;
   let engine: JobEngine | undefined;
   let stopped: Promise<void> | undefined;
@@ -122,16 +122,21 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   const start = async () => {
     const abandoned = await markDeadRuns(deps.pool);
     if (abandoned.length > 0) logger.info({ abandoned }, 'runs left running by dead processes marked abandoned');
-    for (const [job, at] of Object.entries(await lastSuccesses(deps.pool))) metrics.setLastSuccess(job as JobName, at);
+    for (const { source, job, at } of await lastSuccesses(deps.pool)) metrics.setLastSuccess(job, at, source);
     if (config.httpPort !== undefined) {
-      const secrets = configSecrets(config);
+      // Every source's key, not only the first's: error texts on the page are redacted with them.
+      const secrets = [...configSecrets(config), ...sourceSecrets(sources.map((s) => s.source))];
       server = await startObservabilityServer({
         port: config.httpPort,
         ...(options.httpHost !== undefined ? { host: options.httpHost } : {}),
         health,
         registry: metrics.registry,
         logger,
-        status: () => loadStatusPage(deps.pool, { secrets, nextRuns: () => sources[0]?.scheduler?.nextRuns() ?? {}, shapes: deps.config.shapes ?? null }),
+        status: () =>
+          loadStatusPage(deps.pool, {
+            secrets,
+            sources: () => sources.map(({ source, scheduler }) => ({ name: source.name, nextRuns: scheduler?.nextRuns() ?? {}, shapes: source.config.shapes ?? null })),
+          }),
         ...(config.httpToken !== undefined ? { token: config.httpToken } : {}),
       });
       logger.info({ url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');
