@@ -1,8 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { EXIT } from '../../src/commands/context.js';
 import type { StatusReport } from '../../src/commands/status-report.js';
@@ -13,6 +9,7 @@ import { runSync } from '../../src/sync/run.js';
 import type { EndpointDrift } from '../../src/sync/shape/report.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { useWarehouse } from '../helpers/fixture.js';
+import { useSourcesFile } from '../helpers/sources.js';
 import { testConfig } from '../helpers/sync.js';
 import { diffAgainstTruth, fetchTruth } from '../helpers/warehouse.js';
 
@@ -21,22 +18,10 @@ const UNKNOWN = '--source: no source named nope; known: track-a, track-b, series
 
 describe('status, drift, rebuild and probe per source (--source)', () => {
   const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 8, sites: 3 });
-  const dir = { path: mkdtempSync(join(tmpdir(), 'pitwall-source-flag-')) };
-  afterAll(() => rmSync(dir.path, { recursive: true, force: true }));
 
   /** Three sources in one file, their keys in three variables; `keys: false` leaves the variables unset. */
-  const env = ({ keys = true } = {}) => {
-    const file = join(dir.path, 'sources.json');
-    writeFileSync(file, JSON.stringify({ sources: SITES.map((name, i) => ({ name, keyEnv: `KEY_${i + 1}` })) }));
-    return {
-      PITWALL_SOURCES: file,
-      MRP_API_BASE_URL: sim.url,
-      DATABASE_URL: db.url,
-      PITWALL_MAX_RPS: '0',
-      PITWALL_LOG_LEVEL: 'warn',
-      ...(keys ? Object.fromEntries(sim.sites.map((s, i) => [`KEY_${i + 1}`, s.key])) : {}),
-    };
-  };
+  const sourcesEnv = useSourcesFile(SITES);
+  const env = ({ keys = true } = {}) => sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, keys ? sim.sites.map((s) => s.key) : []);
   const keyOf = (name: (typeof SITES)[number]) => sim.sites[SITES.indexOf(name)]?.key as string;
   const noKeyIn = (r: CliResult) => {
     for (const s of sim.sites) expect(r.stdout + r.stderr).not.toContain(s.key);

@@ -8,6 +8,7 @@ import { EXIT } from '../../src/commands/context.js';
 import { KEY_REFUSED_MESSAGE } from '../../src/sync/key-refusal.js';
 import { runCli } from '../helpers/cli.js';
 import { useWarehouse } from '../helpers/fixture.js';
+import { useSourcesFile } from '../helpers/sources.js';
 import { diffAgainstTruth, fetchTruth } from '../helpers/warehouse.js';
 
 const SITES = ['track-a', 'track-b', 'series-c'];
@@ -18,18 +19,8 @@ describe('several sources into one warehouse (PITWALL_SOURCES)', () => {
   afterAll(() => rmSync(dir.path, { recursive: true, force: true }));
 
   /** The environment of a user with three keys in three variables and one sources file. */
-  const env = () => {
-    const file = join(dir.path, 'sources.json');
-    writeFileSync(file, JSON.stringify({ sources: SITES.map((name, i) => ({ name, keyEnv: `KEY_${i + 1}` })) }));
-    return {
-      PITWALL_SOURCES: file,
-      MRP_API_BASE_URL: sim.url,
-      DATABASE_URL: db.url,
-      PITWALL_MAX_RPS: '0',
-      PITWALL_LOG_LEVEL: 'warn',
-      ...Object.fromEntries(sim.sites.map((s, i) => [`KEY_${i + 1}`, s.key])),
-    };
-  };
+  const sourcesEnv = useSourcesFile(SITES);
+  const env = () => sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, sim.sites.map((s) => s.key));
 
   it('loads each source to equal its own site, value by value, with shared entities once per source', async () => {
     const r = await runCli(['sync', '--json'], env(), 120_000);

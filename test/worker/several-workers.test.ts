@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { TAKEOVER_BOUND_MS } from '../../src/worker/queue/engine.js';
 import { startCli, runCli, type RunningCli } from '../helpers/cli.js';
 import { useWarehouse } from '../helpers/fixture.js';
+import { useSourcesFile } from '../helpers/sources.js';
 import { diffAgainstTruth, fetchTruth } from '../helpers/warehouse.js';
 
 import { waitForCount } from './process.js';
@@ -31,29 +30,13 @@ interface Run {
   requests: number;
 }
 
-const tempDir = () => {
-  const dir = { path: mkdtempSync(join(tmpdir(), 'pitwall-workers-')) };
-  afterAll(() => rmSync(dir.path, { recursive: true, force: true }));
-  return dir;
+/** Every worker's settings beside the sources file: a cap to measure, and no schedule firing. */
+const WORKER_SETTINGS = {
+  PITWALL_MAX_RPS: String(MAX_RPS),
+  PITWALL_CRON_LIVE: NEVER,
+  PITWALL_CRON_SEASON: NEVER,
+  PITWALL_CRON_FULL: NEVER,
 };
-
-/** A sources file of the simulator's first `n` sites, and the environment of every worker. */
-function workerEnv(dir: string, url: string, dbUrl: string, keys: readonly string[], extra: Record<string, string> = {}): Record<string, string> {
-  const file = join(dir, 'sources.json');
-  writeFileSync(file, JSON.stringify({ sources: keys.map((_, i) => ({ name: SITES[i], keyEnv: `KEY_${i + 1}` })) }));
-  return {
-    PITWALL_SOURCES: file,
-    MRP_API_BASE_URL: url,
-    DATABASE_URL: dbUrl,
-    PITWALL_MAX_RPS: String(MAX_RPS),
-    PITWALL_CRON_LIVE: NEVER,
-    PITWALL_CRON_SEASON: NEVER,
-    PITWALL_CRON_FULL: NEVER,
-    PITWALL_LOG_LEVEL: 'warn',
-    ...Object.fromEntries(keys.map((k, i) => [`KEY_${i + 1}`, k])),
-    ...extra,
-  };
-}
 
 async function stopAll(workers: readonly RunningCli[]): Promise<Array<number | null>> {
   for (const w of workers) w.child.kill('SIGTERM');
@@ -62,12 +45,12 @@ async function stopAll(workers: readonly RunningCli[]): Promise<Array<number | n
 
 describe('three worker processes on one database, three sources, an empty warehouse', () => {
   const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 11, sites: 3 });
-  const dir = tempDir();
+  const sourcesEnv = useSourcesFile(SITES);
 
   it('runs each source\'s full sync once, spread over the workers, each equal to its truth, within each key\'s rate', async () => {
     expect(REPLICAS).toBe(3);
     // One job at a time per worker, so the three sources' fulls must go to three workers.
-    const env = workerEnv(dir.path, sim.url, db.url, sim.sites.map((s) => s.key), { PITWALL_WORKER_JOBS: '1' });
+    const env = sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, sim.sites.map((s) => s.key), { ...WORKER_SETTINGS, PITWALL_WORKER_JOBS: '1' });
     const workers = Array.from({ length: REPLICAS }, () => startCli(['worker'], env, 180_000));
     try {
       // While the workers run the fulls, a manual sync of one source's live job shares its key's pace.
@@ -103,10 +86,10 @@ describe('three worker processes on one database, three sources, an empty wareho
 
 describe('a worker killed (kill -9) halfway through a full sync', () => {
   const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 12, sites: 1 });
-  const dir = tempDir();
+  const sourcesEnv = useSourcesFile(SITES.slice(0, 1));
 
   it('is taken over by another worker, which finishes it: the warehouse equals truth and both attempts show', async () => {
-    const env = workerEnv(dir.path, sim.url, db.url, [sim.key]);
+    const env = sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, [sim.key], WORKER_SETTINGS);
     const workers = [startCli(['worker'], env, 180_000), startCli(['worker'], env, 180_000)];
     let killed: number | undefined;
     let takenOverMs = 0;
