@@ -1,6 +1,7 @@
 import { loadConfig } from '../config.js';
 import { migrateDatabase } from '../db/migrate.js';
 import { openWarehouse } from '../db/open-warehouse.js';
+import { migrateJobQueue } from '../worker/queue/engine.js';
 
 import { CONFIG_FLAG_OPTIONS, EXIT, HELP, configFlags, makeLogger, parse, type CommandContext } from './context.js';
 
@@ -14,6 +15,10 @@ export async function run(ctx: CommandContext): Promise<number> {
     const { applied, ms } = await migrateDatabase(warehouse.pool);
     // A migration that rewrites every key (0013, sources) can take a while on a large warehouse.
     logger.info({ applied, ms }, applied === 0 ? 'migrations: none pending' : `migrations applied: ${applied} in ${ms} ms`);
+    if (config.jobQueue === 'postgres') {
+      await migrateJobQueue(warehouse.pool, logger);
+      logger.info('job queue schema (graphile_worker) ready');
+    }
     return EXIT.ok;
   } finally {
     await warehouse.close();

@@ -1,4 +1,4 @@
-import { Logger as GraphileLogger, makeWorkerUtils, run, type LogLevel, type Runner, type Task, type WorkerUtils } from 'graphile-worker';
+import { Logger as GraphileLogger, makeWorkerUtils, run, runMigrations, type LogLevel, type Runner, type Task, type WorkerUtils } from 'graphile-worker';
 import type pg from 'pg';
 import { z } from 'zod';
 
@@ -36,6 +36,14 @@ const payloadSchema = z.object({
 
 export type QueuedJob = z.output<typeof payloadSchema>;
 
+/**
+ * Creates or migrates the job queue's schema (graphile_worker). `pitwall migrate` calls it, so
+ * that workers started together find it ready; a worker's start does the same when it is not.
+ */
+export async function migrateJobQueue(pool: pg.Pool, logger: Logger): Promise<void> {
+  await runMigrations({ pgPool: pool, logger: engineLogger(logger) });
+}
+
 export interface JobEngineOptions {
   pool: pg.Pool;
   logger: Logger;
@@ -55,7 +63,7 @@ export interface JobEngine {
 }
 
 /** graphile-worker's log lines into ours; its routine chatter (connected, job completed) at debug. */
-function engineLogger(logger: Logger): GraphileLogger {
+export function engineLogger(logger: Logger): GraphileLogger {
   return new GraphileLogger((scope) => (level: LogLevel, message, meta) => {
     const fields = { engine: 'graphile-worker', ...scope, ...(meta ?? {}) };
     if (level === 'error') logger.error(fields, message);
