@@ -38,10 +38,14 @@ const WORKER_SETTINGS = {
   PITWALL_CRON_FULL: NEVER,
 };
 
-async function stopAll(workers: readonly RunningCli[]): Promise<Array<number | null>> {
+/** Stops the workers with SIGTERM: each one's exit code, and its stderr's end when that is not 0. */
+async function stopAll(workers: readonly RunningCli[]): Promise<Array<{ code: number | null; stderr: string }>> {
   for (const w of workers) w.child.kill('SIGTERM');
-  return (await Promise.all(workers.map((w) => w.exited))).map((r) => r.code);
+  const results = await Promise.all(workers.map((w) => w.exited));
+  return results.map((r) => ({ code: r.code, stderr: r.code === 0 ? '' : r.stderr.slice(-3000) }));
 }
+
+const CLEAN = { code: 0, stderr: '' };
 
 describe('three worker processes on one database, three sources, an empty warehouse', () => {
   const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 11, sites: 3 });
@@ -61,7 +65,7 @@ describe('three worker processes on one database, three sources, an empty wareho
       // Long enough for any second full (a duplicate catch-up) to have been queued and started.
       await new Promise((r) => setTimeout(r, 3_000));
     } finally {
-      expect(await stopAll(workers)).toEqual(workers.map(() => 0));
+      expect(await stopAll(workers)).toEqual(workers.map(() => CLEAN));
     }
     const { rows: runs } = await db.pool.query<Run>(`SELECT run_id, source, job, trigger, status, pid, requests FROM pitwall.sync_runs ORDER BY run_id`);
     const fulls = runs.filter((r) => r.job === 'full');
@@ -89,13 +93,14 @@ describe('a worker killed (kill -9) halfway through a full sync', () => {
   const sourcesEnv = useSourcesFile(SITES.slice(0, 1));
 
   it('is taken over by another worker, which finishes it: the warehouse equals truth and both attempts show', async () => {
-    const env = sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, [sim.key], WORKER_SETTINGS);
+    // One job each keeps the two workers' pools small beside the rest of the suite's connections.
+    const env = sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, [sim.key], { ...WORKER_SETTINGS, PITWALL_WORKER_JOBS: '1' });
     const workers = [startCli(['worker'], env, 180_000), startCli(['worker'], env, 180_000)];
     let killed: number | undefined;
     let takenOverMs = 0;
     try {
       // Halfway: a tiny full is ~110 requests; its heartbeat reports the count every 5 s.
-      await waitForCount(db.pool, `SELECT max(requests)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 40, 60_000);
+      await waitForCount(db.pool, `SELECT max(requests)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 40, 120_000);
       const { rows } = await db.pool.query<{ pid: number }>(`SELECT pid FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`);
       killed = rows[0]?.pid;
       const victim = workers.find((w) => w.child.pid === killed);
@@ -108,7 +113,7 @@ describe('a worker killed (kill -9) halfway through a full sync', () => {
       takenOverMs = second[0]?.ms ?? Infinity;
     } finally {
       const survivors = workers.filter((w) => w.child.pid !== killed);
-      expect(await stopAll(survivors)).toEqual([0]);
+      expect(await stopAll(survivors)).toEqual([CLEAN]);
       await Promise.all(workers.map((w) => w.exited));
     }
     const { rows: runs } = await db.pool.query<Run>(`SELECT run_id, source, job, trigger, status, pid, requests FROM pitwall.sync_runs ORDER BY run_id`);
