@@ -7,8 +7,8 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 
 import type { RunCounters } from './counters.js';
-import { sharedRateLimiter } from './sql/request-pace.js';
 import type { SyncDeps } from './run.js';
+import { sharedRateLimiter } from './sql/request-pace.js';
 
 /** The client settings every upstream client of pitwall takes from the configuration. */
 export function apiClientOptions(config: Config & { apiKey: string }, logger: Logger): ApiClientOptions {

@@ -134,8 +134,8 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
       await utils.rescheduleJobs([job.id], { runAt: new Date(Date.now() + catchUpDelayMs(job.attempts - 1)) });
     }
     logger.warn(
-      { jobs: dead.map((j) => ({ id: j.id, deaths: j.attempts, worker: j.lockedBy })) },
-      'jobs of workers whose runs died handed back to the queue (at once after a first death, after the catch-up backoff after more)',
+      { jobs: dead.map((j) => ({ id: j.id, attempts: j.attempts, worker: j.lockedBy })) },
+      'jobs of workers whose runs died handed back to the queue (at once on a first attempt, after the catch-up backoff on later ones)',
     );
   };
   const timer = setInterval(() => {
