@@ -16,7 +16,7 @@ export async function naiveLoad(url: string, rows: readonly LoadRow[], runId: nu
   try {
     const db = drizzle(client);
     const columns = getTableColumns(results);
-    const key = [results.event_id, results.class_id, results.race_number, results.row_index];
+    const key = [results.source, results.event_id, results.class_id, results.race_number, results.row_index];
     const keyNames = new Set(key.map((c) => c.name));
     const set = Object.fromEntries(
       Object.entries(columns)
