@@ -13,7 +13,8 @@ import type { Quirks, World } from './world/types.js';
  * the request log. Bad input answers 400 `{ "error": "...", "issues": [...] }`.
  *
  *   GET  /__simulator/requests             { total, byPath: { "<path>?<sorted query without key>": n },
- *                                            faults: { <kind>: n } }
+ *                                            faults: { <kind>: n },
+ *                                            bySite: { <site>: { requests, peakPerSecond } } }
  *   POST /__simulator/requests/reset       clears that log                              -> { ok: true }
  *   GET  /__simulator/truth[?table=<name>][&key=<key>] world.truth() (of the site whose key is given), or { <name>: rows } for one warehouse table
  *   GET  /__simulator/world                world.summary()
