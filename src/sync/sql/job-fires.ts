@@ -89,19 +89,20 @@ export async function jobsOfDeadRuns(db: pg.Pool): Promise<DeadRunJob[]> {
 }
 
 /**
- * The outcome of the first run of a source's job with `trigger` that started at or after
- * `since` (the database's clock) and ended its engine job; null while there is none. A run that
- * was interrupted or abandoned handed its job back to the queue, so the wait goes on for the run
- * that takes it up.
+ * The outcome of the first run of a source's job that started at or after `since` (the
+ * database's clock) and ended its engine job; null while there is none. Any trigger counts: a
+ * later fire of the schedule replaces a queued catch-up's job (same job key), and its run catches
+ * the job up as well. A run that was interrupted or abandoned handed its job back to the queue,
+ * so the wait goes on for the run that takes it up.
  */
-export async function finishedRunSince(db: pg.Pool, source: string, job: string, trigger: string, since: Date): Promise<string | null> {
+export async function finishedRunSince(db: pg.Pool, source: string, job: string, since: Date): Promise<string | null> {
   const { rows } = await queryWithRetry<{ status: string }>(
     db,
     `SELECT status FROM pitwall.sync_runs
-      WHERE source = $1 AND job = $2 AND trigger = $3 AND started_at >= $4
+      WHERE source = $1 AND job = $2 AND started_at >= $3
         AND status NOT IN ('running', 'interrupted', 'abandoned')
       ORDER BY run_id LIMIT 1`,
-    [source, job, trigger, since],
+    [source, job, since],
   );
   return rows[0]?.status ?? null;
 }

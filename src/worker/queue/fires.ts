@@ -37,7 +37,7 @@ export async function catchUpThroughQueue(
   // Replaced by a later fire: that one's run catches the job up.
   if (queuedAt === null) return { status: 'skipped' };
   while (!signal.aborted) {
-    const status = await finishedRunSince(pool, source, job, 'catch-up', queuedAt);
+    const status = await finishedRunSince(pool, source, job, queuedAt);
     if (status !== null) return { status: status as RunSummary['status'] };
     await sleep(CATCH_UP_POLL_MS, undefined, { signal }).catch(() => undefined);
   }
