@@ -6,8 +6,11 @@ import { renderTable } from './format.js';
 import { perSourceJson, perSourceText } from './per-source.js';
 
 /** The machine-readable summary of `pitwall sync --json`: one JSON object. */
-export function summaryJson(s: RunSummary): string {
-  return JSON.stringify({
+export const summaryJson = (s: RunSummary): string => JSON.stringify(summaryObject(s));
+
+/** That summary as an object, for a report of several sources. */
+function summaryObject(s: RunSummary): Record<string, unknown> {
+  return {
     runId: s.runId,
     job: s.job,
     status: s.status,
@@ -23,12 +26,12 @@ export function summaryJson(s: RunSummary): string {
     ...(s.keyRefused ? { keyRefused: true } : {}),
     ...(s.upstreamUnreachable ? { upstreamUnreachable: true } : {}),
     ...(s.error ? { error: s.error } : {}),
-  });
+  };
 }
 
 /** The summaries of `sync` or `rebuild`, one per source (`names`), as text or JSON: one source's as it has always been printed. */
 export function summariesReport(names: readonly string[], summaries: readonly RunSummary[], json: boolean): string {
-  if (json) return perSourceJson(names, summaries.map((s) => JSON.parse(summaryJson(s)) as unknown));
+  if (json) return perSourceJson(names, summaries.map(summaryObject));
   return perSourceText(names, summaries.map(summaryText));
 }
 

@@ -16,8 +16,8 @@ export interface WorkerMetrics {
   readonly registry: Registry;
   /** Hooks for runSync's `observer`. */
   readonly observer: SyncObserver;
-  /** Seeds a source's last-success gauge (DEFAULT_SOURCE's when none is named) from the database at start-up, so a restart does not blank it. */
-  setLastSuccess(job: JobName, at: Date, source?: string): void;
+  /** Seeds a source's last-success gauge from the database at start-up, so a restart does not blank it. */
+  setLastSuccess(job: JobName, at: Date, source: string): void;
 }
 
 /** Upstream paths as the endpoint names the rest of pitwall uses. */
@@ -164,6 +164,6 @@ export function createMetrics(pool?: pg.Pool, sources: readonly string[] = [DEFA
   return {
     registry,
     observer,
-    setLastSuccess: (job, at, source = DEFAULT_SOURCE) => lastSuccess.set({ source, job }, at.getTime() / 1000),
+    setLastSuccess: (job, at, source) => lastSuccess.set({ source, job }, at.getTime() / 1000),
   };
 }

@@ -116,7 +116,8 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
     );
   };
 
-  // The first source's schedules stand for the worker's in its health report and status page.
+  // The first source's schedules stand for the worker's in its health report (every source's are
+  // started and stopped together); the status page shows each source's.
   const health = () => checkHealth({ pool: deps.pool, scheduler: sources[0]?.scheduler, queue: engine, stopping: stopped !== undefined });
 
   const start = async () => {
@@ -183,8 +184,9 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
       stopping.abort();
       shutdown.begin(new Error('worker stopping'));
       // The queue takes no new job and waits for its running ones, which the drain ends; a run it
-      // ends this way hands its job back to the queue for another worker.
-      await Promise.all([Promise.allSettled([...running]), engine?.stop()]);
+      // ends this way hands its job back to the queue for another worker. Then every run started
+      // here (by the queue or by runJob) has recorded its outcome.
+      await engine?.stop();
       await Promise.allSettled([...running]);
       await Promise.all(sources.map((jobs) => jobs.catchUp?.done));
       shutdown.dispose();

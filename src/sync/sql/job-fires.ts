@@ -71,6 +71,7 @@ export interface DeadRunJob {
  * Engine jobs whose run died: the latest run of the job's source and job, started after the
  * engine job was taken, is `abandoned` (its process stopped beating and its advisory lock is
  * free, see markDeadRuns). graphile-worker itself would keep such a job locked for four hours.
+ * The job's source and job are read back from its queue's name (syncQueueName).
  */
 export async function jobsOfDeadRuns(db: pg.Pool): Promise<DeadRunJob[]> {
   const { rows } = await queryWithRetry<{ id: string; attempts: number; locked_by: string }>(
