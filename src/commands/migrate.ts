@@ -10,7 +10,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parse({ args: ctx.args, options: { ...CONFIG_FLAG_OPTIONS, ...HELP } });
   const config = loadConfig(ctx.env, configFlags(values));
   const logger = makeLogger(config, ctx);
-  const warehouse = await openWarehouse(config, logger, { poolMax: 2, purpose: 'migrate' });
+  const warehouse = await openWarehouse(config, logger, { poolMax: 2, purpose: 'migrate', pending: 'leave' });
   try {
     const { applied, ms } = await migrateDatabase(warehouse.pool);
     // A migration that rewrites every key (0013, sources) can take a while on a large warehouse.

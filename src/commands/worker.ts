@@ -25,7 +25,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     config.jobQueue === 'postgres'
       ? config.workerJobs * perJob + 3 + 2
       : sources.reduce((n, s) => n + JOB_NAMES.length * (s.config.concurrency + 1), 0) + 2;
-  const warehouse = await openWarehouse(config, logger, { poolMax, purpose: 'worker' });
+  const warehouse = await openWarehouse(config, logger, { poolMax, purpose: 'worker', pending: 'apply' });
   // The global settings (port, token, time zone, shutdown) are every source's config's too.
   const worker = createWorker({ pool: warehouse.pool, config: sources[0]!.config, logger }, { sources });
   const stopped = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));

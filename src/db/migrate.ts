@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 
 import { drizzle } from 'drizzle-orm/node-postgres';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type pg from 'pg';
 
@@ -20,7 +21,7 @@ export interface MigrationResult {
 }
 
 /** Migrations recorded in drizzle's bookkeeping table; 0 before the first. */
-async function appliedCount(client: pg.PoolClient): Promise<number> {
+async function appliedCount(client: pg.PoolClient | pg.Pool): Promise<number> {
   const { rows: table } = await client.query<{ exists: boolean }>(`SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS exists`);
   if (!table[0]?.exists) return 0;
   const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
@@ -46,4 +47,16 @@ export async function migrateDatabase(pool: pg.Pool): Promise<MigrationResult> {
   } finally {
     client.release();
   }
+}
+
+/** How far a warehouse's schema is from this pitwall's: migrations applied, and shipped but not applied. */
+export interface MigrationStatus {
+  applied: number;
+  pending: number;
+}
+
+export async function migrationStatus(pool: pg.Pool): Promise<MigrationStatus> {
+  const applied = await appliedCount(pool);
+  const shipped = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).length;
+  return { applied, pending: Math.max(0, shipped - applied) };
 }

@@ -6,7 +6,7 @@ import { legacyWarehouseNotice } from '../embedded/legacy.js';
 import { openEmbeddedServer, type EmbeddedServer } from '../embedded/server.js';
 import type { Logger } from '../log.js';
 
-import { migrateDatabase } from './migrate.js';
+import { migrateDatabase, migrationStatus } from './migrate.js';
 import { createPool } from './pool.js';
 import { warehouseUnavailable, WarehouseUnavailableError } from './warehouse-unavailable.js';
 
@@ -36,6 +36,15 @@ export interface OpenWarehouseOptions {
   dir?: string;
   /** Embedded only: empty the warehouse first (the demo's own directory; never DATABASE_URL's). */
   fresh?: boolean;
+  /**
+   * Embedded only: what to do on open with the migrations a warehouse made by an earlier pitwall
+   * has pending. `apply` them (the worker's start); `leave` them to the caller (`pitwall
+   * migrate`, which applies and reports them itself); or, the default, `refuse` to go on and
+   * name `pitwall migrate`: a migration can rebuild every key of a large warehouse, which no
+   * `status` or `sql` should start by the way. A new, empty warehouse is migrated on open unless
+   * told to `leave` it.
+   */
+  pending?: 'apply' | 'leave' | 'refuse';
 }
 
 /** Every schema pitwall's migrations create, drizzle's bookkeeping included. */
@@ -44,8 +53,9 @@ const PITWALL_SCHEMAS = ['mrp', 'analytics', 'pitwall', 'drizzle'];
 /**
  * The warehouse the configuration names: the PostgreSQL server at DATABASE_URL, or, when that is
  * unset, the embedded one: a PostgreSQL server pitwall runs itself on the data in
- * PITWALL_DATA_DIR (see src/embedded/server.ts), started or joined here. Its migrations are
- * applied on open, since a zero-setup start is the point of it.
+ * PITWALL_DATA_DIR (see src/embedded/server.ts), started or joined here. A new one is migrated
+ * on open, since a zero-setup start is the point of it; an existing one only where
+ * `options.pending` says so.
  */
 export async function openWarehouse(config: Config, logger: Logger, options: OpenWarehouseOptions = {}): Promise<Warehouse> {
   const max = options.poolMax ?? 10;
@@ -68,8 +78,7 @@ export async function openWarehouse(config: Config, logger: Logger, options: Ope
     })());
   try {
     if (options.fresh) await pool.query(`DROP SCHEMA IF EXISTS ${PITWALL_SCHEMAS.join(', ')} CASCADE`);
-    const { applied, ms } = await migrateDatabase(pool);
-    if (applied > 0) logger.info({ applied, ms }, `embedded warehouse: migrations applied: ${applied} in ${ms} ms`);
+    if (options.pending !== 'leave') await bringUpToDate(pool, server.dir, options.pending === 'apply', logger);
   } catch (err) {
     await close();
     throw err;
@@ -77,6 +86,24 @@ export async function openWarehouse(config: Config, logger: Logger, options: Ope
   const { started, startMs, port, notice } = server;
   logger.debug({ dir: server.dir, port, started, ms: startMs }, 'embedded warehouse open');
   return { kind: 'embedded', pool, url: server.url, dir: server.dir, server: { started, startMs, port }, ...(notice ? { notice } : {}), close };
+}
+
+/**
+ * Applies the embedded warehouse's pending migrations, or refuses to go on where it holds data
+ * and `migrate` is false: one line naming the command that applies them.
+ */
+async function bringUpToDate(pool: pg.Pool, dir: string, migrate: boolean, logger: Logger): Promise<void> {
+  const { applied: before, pending } = await migrationStatus(pool);
+  if (pending === 0) return;
+  if (before > 0 && !migrate) {
+    throw new WarehouseUnavailableError({
+      warehouse: dir,
+      problem: `it was made by an earlier pitwall and ${pending} migration${pending === 1 ? ' is' : 's are'} pending`,
+      remedy: 'run `pitwall migrate` (or start `pitwall worker`) to apply them; on a large warehouse this can take a while, and it says how long it took',
+    });
+  }
+  const { applied, ms } = await migrateDatabase(pool);
+  if (applied > 0) logger.info({ applied, ms }, `embedded warehouse: migrations applied: ${applied} in ${ms} ms`);
 }
 
 /**

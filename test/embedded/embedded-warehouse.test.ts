@@ -121,6 +121,39 @@ describe('an embedded warehouse closed and opened again', () => {
   });
 });
 
+describe('an embedded warehouse made by an earlier pitwall', () => {
+  it('is migrated only by `pitwall migrate` or the worker; status and sql refuse it and say so', async () => {
+    const dir = copyEmbeddedTemplate();
+    try {
+      // Undo the newest migration (it creates two tables) and its bookkeeping row: the warehouse
+      // an earlier pitwall left, one migration behind this one.
+      const w = await openWarehouse(loadConfig({ PITWALL_DATA_DIR: dir }), createSilentLogger());
+      await w.pool.query(`DROP TABLE pitwall.job_fires, pitwall.request_pace`);
+      await w.pool.query(`DELETE FROM drizzle.__drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM drizzle.__drizzle_migrations)`);
+      await w.close();
+
+      const line = `pitwall: cannot open the warehouse at ${dir}: it was made by an earlier pitwall and 1 migration is pending; run \`pitwall migrate\``;
+      for (const args of [['status'], ['sql', 'SELECT 1']]) {
+        const r = await runCli(args, { PITWALL_DATA_DIR: dir });
+        expect(r.code).toBe(1);
+        expect(stderrLines(r.stderr)[0]).toContain(line);
+      }
+      const check = await openWarehouse(loadConfig({ PITWALL_DATA_DIR: dir }), createSilentLogger(), { pending: 'leave' });
+      const { rows: untouched } = await check.pool.query(`SELECT to_regclass('pitwall.job_fires') IS NULL AS absent`);
+      await check.close();
+      expect(untouched).toEqual([{ absent: true }]);
+
+      const migrated = await runCli(['migrate', '--log-level', 'info'], { PITWALL_DATA_DIR: dir, PITWALL_JOB_QUEUE: 'local' });
+      expect(migrated.code).toBe(0);
+      expect(migrated.stderr).toMatch(/migrations applied: 1 in \d+ ms/);
+      const after = await runCli(['sql', '--csv', `SELECT to_regclass('pitwall.job_fires') IS NOT NULL AS present`], { PITWALL_DATA_DIR: dir });
+      expect(after).toMatchObject({ code: 0, stdout: 'present\nt\n' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a directory holding a warehouse of pitwall 0.1 (PGlite)', () => {
   it('is reported with what to do, and left untouched', async () => {
     const dir = copyEmbeddedTemplate();
