@@ -91,7 +91,9 @@ export const simulatorOptionsSchema = z
     key: z.string().min(1).default(SIMULATOR_KEY),
     /**
      * Serve this many sites, one key each (`sim-site-1` ... `sim-site-N`, replacing `key`), each
-     * key seeing its own site's world (see WorldOptions.site). Unset: one site and `key`.
+     * key seeing its own site's world (see WorldOptions.site). Of two or more, the last is a
+     * series site whose touring series also lists some events of the others, the same events
+     * (WorldOptions.sites). Unset: one site and `key`.
      */
     sites: z.number().int().min(1).max(100).optional(),
     quirks: quirksSchema.default(DEFAULT_QUIRKS),

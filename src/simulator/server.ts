@@ -55,12 +55,13 @@ export interface RunningSimulator {
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const config = parseSimulatorOptions(options);
-  const build = (site?: number) =>
-    createWorld({ seed: config.seed, scale: config.scale ?? 'small', ...(config.today && { today: config.today }), ...(site !== undefined && { site }) });
+  const build = (site?: { site: number; sites: number }) =>
+    createWorld({ seed: config.seed, scale: config.scale ?? 'small', ...(config.today && { today: config.today }), ...site });
+  const count = config.sites;
   const sites: SimulatedSite[] =
-    config.sites === undefined
+    count === undefined
       ? [{ key: config.key, world: config.world ?? build() }]
-      : Array.from({ length: config.sites }, (_, i) => ({ key: siteKey(i + 1), world: build(i + 1) }));
+      : Array.from({ length: count }, (_, i) => ({ key: siteKey(i + 1), world: build({ site: i + 1, sites: count }) }));
   const [first] = sites as [SimulatedSite];
   const world = first.world;
   const revoked = new Set<string>();

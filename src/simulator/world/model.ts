@@ -80,6 +80,13 @@ export interface RowTable {
   /** Index into `WorldModel.carNumbers`. */
   car: Uint16Array;
   flags: Uint8Array;
+  /**
+   * What a row's quirk choices hash (see render/wire.ts). Absent when the simulator serves one
+   * site, whose row index is the key, as it always was. Of several sites, a hash of the row's
+   * upstream identity (event, class, race, row): a series site's tour night is also in its
+   * track site's world, at another index, and must render alike in both.
+   */
+  quirkKey?: Uint32Array;
 }
 
 export const FLAG = { dnf: 1, dns: 2, dq: 4 } as const;
@@ -91,7 +98,10 @@ export interface WorldModel {
   classes: ClassRec[];
   drivers: DriverRec[];
   schedules: ScheduleRec[];
-  /** In date order; ids ascend with the order, so "by date then id" is index order. */
+  /**
+   * In date and start order, then by id. A site's own ids ascend with that order; a series
+   * site's tour nights keep their track site's ids (generate/series.ts) wherever they land.
+   */
   events: EventRec[];
   eventClasses: EventClassTable;
   races: RaceTable;

@@ -88,6 +88,8 @@ export const TAG = {
   classOverride: 11,
   pointClassOverride: 12,
   site: 14,
+  tour: 15,
+  rowQuirks: 16,
   // Render-time quirk choices.
   quirkId: 20,
   quirkFlag: 21,

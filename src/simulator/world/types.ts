@@ -18,6 +18,13 @@ export interface WorldOptions {
    * one site of a single-site simulator, exactly as before sites existed.
    */
   site?: number;
+  /**
+   * How many sites the simulator serves, `site` being one of them; unset: one. Of two or more,
+   * the last is a series site: besides its own calendar, a touring series per season lists a
+   * few events of each other site, the same events their worlds hold, ids included
+   * (generate/series.ts).
+   */
+  sites?: number;
   /** The simulated "today", `YYYY-MM-DD`. Events after it have no results yet. */
   today?: string;
 }

@@ -14,16 +14,19 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((sim) => sim.close()));
 });
 
-/** Starts a simulator on an ephemeral loopback port, closed after the test. */
+/**
+ * Starts a simulator on an ephemeral loopback port, closed after the test: over the tiny test
+ * world unless given a world, or `sites` (which the simulator builds from seed and scale).
+ */
 export async function startTestSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const sim = await startSimulator({ world: options.world ?? testWorld(options.seed), ...options });
+  const sim = await startSimulator(options.sites === undefined ? { world: options.world ?? testWorld(options.seed), ...options } : options);
   running.push(sim);
   return sim;
 }
 
-/** The URL of an API call with the simulator's key and the given filters. */
-export function apiUrl(sim: RunningSimulator, path: string, params: Record<string, string | number> = {}): string {
-  const query = new URLSearchParams({ key: sim.key });
+/** The URL of an API call with the simulator's key (or another site's) and the given filters. */
+export function apiUrl(sim: RunningSimulator, path: string, params: Record<string, string | number> = {}, key = sim.key): string {
+  const query = new URLSearchParams({ key });
   for (const [name, value] of Object.entries(params)) query.set(name, String(value));
   return `${sim.url}${path}?${query}`;
 }

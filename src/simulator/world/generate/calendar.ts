@@ -78,12 +78,17 @@ function startMinutes(seed: number, kind: EventKind, day: number): number {
 const SITE_SCHEDULE_IDS = 1_000;
 const SITE_EVENT_IDS = 100_000;
 
+/** The id of site `site`'s schedule at `index` (its place in the site's calendar). */
+export function scheduleIdOf(site: number, index: number): number {
+  return SCHEDULE_ID_BASE + site * SITE_SCHEDULE_IDS + index;
+}
+
 /** `site`: 0 for a single site, else the site's index (see WorldOptions.site), which moves its ids. */
 export function generateCalendar(seed: number, params: ScaleParams, years: readonly number[], site = 0): Calendar {
   const schedules: ScheduleRec[] = [];
   const nights: CalendarEvent[] = [];
   const addSchedule = (rec: Omit<ScheduleRec, 'id' | 'events'>): number => {
-    schedules.push({ ...rec, id: SCHEDULE_ID_BASE + site * SITE_SCHEDULE_IDS + schedules.length, events: [] });
+    schedules.push({ ...rec, id: scheduleIdOf(site, schedules.length), events: [] });
     return schedules.length - 1;
   };
   const text = (day: number): string =>

@@ -8,13 +8,16 @@ import { DEFAULT_QUIRKS, type WorldOptions } from '../types.js';
 import { generateCalendar } from './calendar.js';
 import { heatCount, runEventClass } from './races.js';
 import { generateRoster } from './roster.js';
+import { withTouringSeries } from './series.js';
 
 /**
  * Builds the whole world from (seed, scale, today's year). Every event class draws from its
  * own generator seeded by (seed, event id, class id), so one event's racing never depends on
- * how many were generated before it. Results are generated for future events too and simply
- * not shown until their date passes: advancing the clock then reveals what was always going
- * to happen, and the entry list of a future event already names the drivers who will race.
+ * how many were generated before it, nor on which site's world holds it: a series site's tour
+ * night (series.ts) races exactly as at its track's site, cars and results alike. Results are
+ * generated for future events too and simply not shown until their date passes: advancing the
+ * clock then reveals what was always going to happen, and the entry list of a future event
+ * already names the drivers who will race.
  */
 
 export const DEFAULT_TODAY = '2026-07-15';
@@ -26,6 +29,15 @@ function weightedSample(items: readonly number[], count: number, weight: (x: num
     .sort((a, b) => b.key - a.key)
     .slice(0, count)
     .map((k) => k.x);
+}
+
+/**
+ * The quirk key of a row in a world of one site of several (see RowTable.quirkKey): a hash of
+ * the row's upstream identity, event id, class id, race number and row index. Class ids stay
+ * below 2^16; race numbers and row indexes are bytes in the model.
+ */
+function rowQuirkKey(seed: number, eventId: number, classId: number, raceNumber: number, rowIndex: number): number {
+  return hash32(seed, TAG.rowQuirks, eventId, (classId << 16) | (raceNumber << 8) | rowIndex);
 }
 
 interface PlannedClass {
@@ -45,7 +57,12 @@ export function generateWorld(options: WorldOptions): WorldModel {
   // Sites share the roster (a driver races at several tracks); each has a calendar of its own.
   const roster = generateRoster(seed, params, years.length, DEFAULT_QUIRKS.unicodeNames);
   const site = options.site ?? 0;
-  const calendar = generateCalendar(site === 0 ? seed : hash32(seed, TAG.site, site), params, years, site);
+  const calendarOf = (n: number) => generateCalendar(n === 0 ? seed : hash32(seed, TAG.site, n), params, years, n);
+  const sites = options.sites ?? 1;
+  if (sites > 1 && !(site >= 1 && site <= sites)) throw new Error(`site must be 1..${sites} of ${sites} sites, got ${site}`);
+  const tracks = Array.from({ length: sites - 1 }, (_, i) => i + 1);
+  const calendar =
+    sites > 1 && site === sites ? withTouringSeries(calendarOf(site), tracks.map(calendarOf), seed, site, years) : calendarOf(site);
   const { classes, drivers } = roster;
 
   const planned: PlannedClass[] = [];
@@ -106,6 +123,8 @@ export function generateWorld(options: WorldOptions): WorldModel {
       start: new Uint8Array(rowTotal),
       car: new Uint16Array(rowTotal),
       flags: new Uint8Array(rowTotal),
+      // Of several sites, two worlds may hold one row (a tour night) at different indexes.
+      ...(sites > 1 && { quirkKey: new Uint32Array(rowTotal) }),
     },
     carNumbers: [],
     carNumberIndex: new Map(),
@@ -140,6 +159,7 @@ export function generateWorld(options: WorldOptions): WorldModel {
         rows.start[row] = item(r.starts, place);
         rows.car[row] = internCarNumber(model, roster.carOf[p.cls]?.get(driver) ?? '');
         rows.flags[row] = item(r.flags, place);
+        if (rows.quirkKey) rows.quirkKey[row] = rowQuirkKey(seed, event.id, klass.id, i + 1, place + 1);
         row++;
       });
       race++;

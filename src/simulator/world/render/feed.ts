@@ -42,7 +42,7 @@ export function renderFeed(wire: Wire, params: Params): RenderOutcome {
             Results: featureByFinish(ctx, ec)
               .slice(0, driverCount)
               .map((row) => ({
-                ResultPlace: wire.count(TAG.quirkPlace, row, 0, at(model.rows.finish, row)),
+                ResultPlace: wire.rowCount(TAG.quirkPlace, row, at(model.rows.finish, row)),
                 ResultCarNum: item(model.carNumbers, at(model.rows.car, row)),
                 Driver: wire.driver(item(model.drivers, at(model.rows.driver, row))),
               })),

@@ -33,7 +33,7 @@ export function renderLineups(wire: Wire, params: Params): RenderOutcome {
         Lineup: rowsOf(model, race)
           .sort((a, b) => at(model.rows.start, a) - at(model.rows.start, b))
           .map((row) => ({
-            StartPosition: wire.count(TAG.quirkStartPosition, row, 0, at(model.rows.start, row)),
+            StartPosition: wire.rowCount(TAG.quirkStartPosition, row, at(model.rows.start, row)),
             CarNum: item(model.carNumbers, at(model.rows.car, row)),
             Driver: wire.driver(item(model.drivers, at(model.rows.driver, row))),
           })),

@@ -27,8 +27,8 @@ export function renderResultRow(wire: Wire, row: number): ResultRowWire {
   const flags = at(model.rows.flags, row);
   const driver = item(model.drivers, at(model.rows.driver, row));
   return {
-    ResultPlace: wire.count(TAG.quirkPlace, row, 0, at(model.rows.finish, row)),
-    ResultStart: wire.count(TAG.quirkStart, row, 0, at(model.rows.start, row)),
+    ResultPlace: wire.rowCount(TAG.quirkPlace, row, at(model.rows.finish, row)),
+    ResultStart: wire.rowCount(TAG.quirkStart, row, at(model.rows.start, row)),
     ResultCarNum: item(model.carNumbers, at(model.rows.car, row)),
     ResultDNF: wire.flag(row, FLAG.dnf, (flags & FLAG.dnf) !== 0),
     ResultDNS: wire.flag(row, FLAG.dns, (flags & FLAG.dns) !== 0),

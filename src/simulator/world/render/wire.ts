@@ -1,6 +1,6 @@
 import type { DriverWire } from '../../../endpoints/driver.js';
 import type { WorldContext } from '../context.js';
-import type { DriverRec } from '../model.js';
+import { type DriverRec, at } from '../model.js';
 import { formatHalfPoints } from '../points.js';
 import { TAG, hash01 } from '../rng.js';
 import type { Quirks, RenderOutcome } from '../types.js';
@@ -11,7 +11,8 @@ export const ID = { schedule: 1, event: 2, class: 3, driver: 4, year: 5 } as con
 /**
  * Renders values the way the upstream is loose about them. Every choice hashes (seed, what,
  * which entity), never a counter: the same driver's DriverId has the same form in every
- * response, and the same row renders byte-identically whatever was requested before.
+ * response, and the same row renders byte-identically whatever was requested before, and in
+ * every site's world that holds it.
  *
  * Of the other quirks, `emptyStrings` needs nothing here: text fields are always present and
  * "" when empty, which is what both of its settings describe. `unicodeNames` acts when the
@@ -32,15 +33,26 @@ export class Wire {
     return this.roll(TAG.quirkId, kind, value) < this.quirks.idsAsStrings ? String(value) : value;
   }
 
-  /** A place, start or position; `tag` says which, (a, b) which row. Text under `idsAsStrings`. */
+  /** A place, start or position; `tag` says which, (a, b) which item. Text under `idsAsStrings`. */
   count(tag: number, a: number, b: number, value: number): number | string {
     return this.roll(tag, a, b) < this.quirks.idsAsStrings ? String(value) : value;
   }
 
-  /** A flag as true/false, or (for the `flagsAsInts` share of rows) as 1/0. */
+  /** A place or start of result row `row` (an index into the row table), as `count`. */
+  rowCount(tag: number, row: number, value: number): number | string {
+    return this.count(tag, this.rowKey(row), 0, value);
+  }
+
+  /** A flag of result row `row` as true/false, or (for the `flagsAsInts` share of rows) as 1/0. */
   flag(row: number, which: number, value: boolean): boolean | 0 | 1 {
-    if (this.roll(TAG.quirkFlag, row, which) < this.quirks.flagsAsInts) return value ? 1 : 0;
+    if (this.roll(TAG.quirkFlag, this.rowKey(row), which) < this.quirks.flagsAsInts) return value ? 1 : 0;
     return value;
+  }
+
+  /** Which row a quirk choice is about: the same upstream row has one key in every site's world. */
+  private rowKey(row: number): number {
+    const keys = this.ctx.model.rows.quirkKey;
+    return keys === undefined ? row : at(keys, row);
   }
 
   /**
