@@ -73,6 +73,9 @@ export async function benchSites(
         MRP_API_BASE_URL: sim.url,
         PITWALL_SOURCES: join(dir, 'sources.json'),
         PITWALL_MAX_RPS: String(opts.maxRps),
+        // What is measured is how the workers share the sites, each at its key's rate: the global
+        // cap (4 x PITWALL_MAX_RPS unless set) would hold three workers to one worker's rate.
+        PITWALL_GLOBAL_MAX_RPS: '0',
         PITWALL_WORKER_JOBS: String(opts.workerJobs),
         PITWALL_CRON_LIVE: NEVER,
         PITWALL_CRON_SEASON: NEVER,

@@ -76,17 +76,30 @@ const shapesFile = z
     }
   });
 
+// Requests per second; 0 = unlimited.
+const rate = z
+  .string()
+  .trim()
+  .regex(/^\d+(\.\d+)?$/)
+  .transform(Number);
+
+/**
+ * PITWALL_GLOBAL_MAX_RPS when unset, in keys at PITWALL_MAX_RPS: four, what one worker's
+ * PITWALL_WORKER_JOBS (4) jobs of four sources send at the defaults, so the cap changes nothing
+ * for one worker at the defaults and stops more workers or more sources multiplying the load
+ * on the upstream. Derived rather than fixed, so PITWALL_MAX_RPS=0 (unlimited, as against a
+ * simulator) stays unlimited instead of meeting a cap nobody set.
+ */
+const GLOBAL_RATE_IN_KEYS = 4;
+
 /** Every setting: its zod parser from the string form. Defaults live in VARIABLES below. */
-const schema = z.object({
+const settings = z.object({
   apiBaseUrl: httpUrl,
   apiKey: z.string().trim().min(1).optional(),
   databaseUrl: postgresUrl.optional(),
   concurrency: int(1, 64),
-  maxRps: z
-    .string()
-    .trim()
-    .regex(/^\d+(\.\d+)?$/)
-    .transform(Number),
+  maxRps: rate,
+  globalMaxRps: rate.optional(),
   requestTimeoutMs: int(1, MAX_TIMER_MS),
   maxAttempts: int(1, 100),
   maxRetryWaitMs: int(0, MAX_TIMER_MS),
@@ -110,6 +123,9 @@ const schema = z.object({
   shapes: shapesFile.optional(),
   sourcesFile: z.string().trim().min(1).optional(),
 });
+
+/** The settings with the one default that depends on another setting filled in. */
+const schema = settings.transform((c) => ({ ...c, globalMaxRps: c.globalMaxRps ?? GLOBAL_RATE_IN_KEYS * c.maxRps }));
 
 export type Config = Readonly<z.output<typeof schema>>;
 export type ConfigKey = keyof Config;
@@ -171,6 +187,13 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     flag: '--max-rps',
     default: '5',
     description: 'Upstream requests started per second, evenly spaced; 0 = unlimited.',
+    expected: 'a number >= 0',
+  },
+  globalMaxRps: {
+    env: 'PITWALL_GLOBAL_MAX_RPS',
+    flag: '--global-max-rps',
+    default: undefined,
+    description: `Upstream requests started per second by all sources together, across every process sharing the warehouse, evenly spaced; 0 = no global cap. Unset: ${GLOBAL_RATE_IN_KEYS} x PITWALL_MAX_RPS (20 at its default, what one worker's ${GLOBAL_RATE_IN_KEYS} jobs send; none when PITWALL_MAX_RPS is 0).`,
     expected: 'a number >= 0',
   },
   requestTimeoutMs: {

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       apiBaseUrl: 'https://api.myracepass.com',
       concurrency: 4,
       maxRps: 5,
+      globalMaxRps: 20,
       requestTimeoutMs: 30_000,
       maxAttempts: 5,
       maxRetryWaitMs: 60_000,
@@ -49,6 +50,15 @@ describe('loadConfig', () => {
   it('trims a trailing slash from the base URL and refuses non-http URLs', () => {
     expect(loadConfig({ MRP_API_BASE_URL: 'http://127.0.0.1:4321//' }).apiBaseUrl).toBe('http://127.0.0.1:4321');
     expect(configError(() => loadConfig({ MRP_API_BASE_URL: 'ftp://x' })).message).toMatch(/^MRP_API_BASE_URL: /);
+  });
+
+  it('caps all sources together at four keys\' PITWALL_MAX_RPS unless told, with none when that is unlimited', () => {
+    expect(loadConfig({ PITWALL_MAX_RPS: '2.5' }).globalMaxRps).toBe(10);
+    expect(loadConfig({ PITWALL_MAX_RPS: '0' }).globalMaxRps).toBe(0);
+    expect(loadConfig({ PITWALL_MAX_RPS: '0', PITWALL_GLOBAL_MAX_RPS: '12' }).globalMaxRps).toBe(12);
+    expect(loadConfig({ PITWALL_GLOBAL_MAX_RPS: '0' }, { globalMaxRps: '7.5' }).globalMaxRps).toBe(7.5);
+    expect(loadConfig({ PITWALL_GLOBAL_MAX_RPS: '0' }).globalMaxRps).toBe(0);
+    expect(configError(() => loadConfig({ PITWALL_GLOBAL_MAX_RPS: '-1' })).message).toBe('PITWALL_GLOBAL_MAX_RPS: expected a number >= 0, got "-1"');
   });
 
   it('keeps at least one version of each response', () => {

@@ -1,4 +1,5 @@
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
+import type pg from 'pg';
 
 import { DEFAULT_BACKOFF } from '../api/backoff.js';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../api/client.js';
@@ -36,7 +37,7 @@ export function createRunClient(deps: SyncDeps, run: { source: string; counters:
   // a slot while a request is out and its body is read, and a visit parses and loads the
   // response after giving it back, so the next requests are already out while it does, and the
   // run is bound by the upstream rather than by itself.
-  const upstream = pLimit(deps.config.concurrency);
+  const upstream = upstreamSlots(deps.pool, source, deps.config.concurrency);
   // The client sleeps before a retry and for the rate limit; a drain ends those waits, so no
   // new attempt starts after it.
   const sleep = (ms: number, s?: AbortSignal) => abortableSleep(ms, s ? AbortSignal.any([s, halt]) : halt);
@@ -50,8 +51,8 @@ export function createRunClient(deps: SyncDeps, run: { source: string; counters:
       }),
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     sleep,
-    // The source's rate holds across all its runs, in this process and every other.
-    limiter: sharedRateLimiter(deps.pool, source, deps.config.maxRps, sleep),
+    // The source's rate, and all sources' together, hold across all runs, in this process and every other.
+    limiter: sharedRateLimiter(deps.pool, source, { maxRps: deps.config.maxRps, globalMaxRps: deps.config.globalMaxRps }, sleep),
     observer: {
       onRequest: (e) => {
         counters.requests += 1;
@@ -63,4 +64,28 @@ export function createRunClient(deps: SyncDeps, run: { source: string; counters:
       },
     },
   });
+}
+
+// By pool: a pool is this process's way to one warehouse, whose source names these are.
+const slotsByPool = new WeakMap<pg.Pool, Map<string, LimitFunction>>();
+
+/**
+ * A source's requests in flight in this process: one limit for all its runs here, so a `live`
+ * run beside a `full` of the same source in one worker shares the source's concurrency rather
+ * than doubling it. Each process has its own: across processes it is the rate that is shared
+ * (pitwall.request_pace), not the requests in flight.
+ */
+function upstreamSlots(pool: pg.Pool, source: string, concurrency: number): LimitFunction {
+  let bySource = slotsByPool.get(pool);
+  if (!bySource) slotsByPool.set(pool, (bySource = new Map()));
+  const limit = bySource.get(source);
+  if (!limit) {
+    const created = pLimit(concurrency);
+    bySource.set(source, created);
+    return created;
+  }
+  // The runs of a source in one process share its settings; a run started with another value
+  // (a test changing it between runs) sets it for the runs from then on.
+  limit.concurrency = concurrency;
+  return limit;
 }
