@@ -1,18 +1,18 @@
 import { wireColumnsDoc } from '../endpoints/wire-columns-doc.js';
 
 import { COOKBOOK, type Recipe } from './cookbook.js';
-import { erDiagram } from './er-diagram.js';
+import { erDiagram, joinsTable } from './er-diagram.js';
 
 /**
  * The generated parts of the docs, each between `<!-- name:start -->` and `<!-- name:end -->`
- * markers: the ER diagram and the wire field of every column in docs/warehouse.md, and the
+ * markers: the ER diagram, its joins and their foreign keys, and the wire field of every column in docs/warehouse.md, and the
  * cookbook in docs/cookbook.md.
  * `node bin/run-ts.js src/analytics/write-docs.ts` rewrites them; test/analytics/docs.test.ts
  * fails when a file differs from what this renders, so the docs cannot drift from the schema or
  * the recipes.
  */
 export const GENERATED_DOCS = {
-  warehouse: { url: new URL('../../docs/warehouse.md', import.meta.url), sections: ['er-diagram', 'wire-columns'] },
+  warehouse: { url: new URL('../../docs/warehouse.md', import.meta.url), sections: ['er-diagram', 'joins', 'wire-columns'] },
   cookbook: { url: new URL('../../docs/cookbook.md', import.meta.url), sections: ['cookbook'] },
 } as const;
 
@@ -30,6 +30,7 @@ const SECTIONS: Record<string, () => string> = {
   'er-diagram': () => ['```mermaid', erDiagram(), '```'].join('\n'),
   cookbook: () => renderCookbook(),
   'wire-columns': () => wireColumnsDoc(),
+  joins: () => joinsTable(),
 };
 
 /** `doc` with each of the generated `sections` it holds replaced by its current rendering. */

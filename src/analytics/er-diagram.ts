@@ -6,7 +6,7 @@ import { BOOKKEEPING_COLUMNS } from '../db/schema/columns.js';
 import * as mrpSchema from '../db/schema/mrp.js';
 import * as pitwallSchema from '../db/schema/pitwall.js';
 
-import { RELATIONSHIPS, type Relationship } from './relationships.js';
+import { RELATIONSHIPS, constraintName, keyPairs, qualifiedTable, type Relationship } from './relationships.js';
 
 interface DiagramTable {
   schema: string;
@@ -78,6 +78,21 @@ export function erDiagram(): string {
   }
   for (const r of RELATIONSHIPS) {
     lines.push(`  ${r.parent} ||--o{ ${r.child} : "${r.on.map(([c, p]) => (c === p ? c : `${c} = ${p}`)).join(', ')}"`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Every join of the diagram as a table: its columns, and the foreign key that holds it or why
+ * the data cannot guarantee it (docs/warehouse.md, generated; the relationships test checks the
+ * database has exactly these keys).
+ */
+export function joinsTable(): string {
+  const lines = ['| Child | Parent | Columns | Foreign key |', '|---|---|---|---|'];
+  for (const r of RELATIONSHIPS) {
+    const columns = keyPairs(r).map(([c, p]) => (c === p ? `\`${c}\`` : `\`${c}\` = \`${p}\``)).join(', ');
+    const held = r.enforced === true ? `\`${constraintName(r)}\`` : `none: ${r.enforced}`;
+    lines.push(`| \`${qualifiedTable(r.child)}\` | \`${qualifiedTable(r.parent)}\` | ${columns} | ${held} |`);
   }
   return lines.join('\n');
 }

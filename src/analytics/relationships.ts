@@ -1,45 +1,68 @@
 /**
- * How the warehouse tables join. The upstream gives no foreign keys to rely on (a result can
- * name a driver before the driver's own row loads, and rows are soft-deleted independently), so
- * the schema declares none; this list is the join map instead. The ER diagram is drawn from it,
- * and test/analytics/relationships.test.ts checks that every live child row finds its parent in a
- * synced warehouse, so the diagram cannot promise a join that does not hold.
+ * How the warehouse tables join. The ER diagram is drawn from this list, migration 0016 declares
+ * a foreign key for each join marked `enforced` (DEFERRABLE INITIALLY DEFERRED, so the order of
+ * writes inside a scope's transaction stays free; BI tools read them to offer joins), and
+ * docs/warehouse.md says for every other join why the data cannot guarantee it.
+ * test/analytics/relationships.test.ts checks that the constraints in the database are exactly
+ * the enforced joins, and that every live child row finds its parent in a synced warehouse.
+ *
+ * A join is enforced where the parent row is written in the same transaction as the child (one
+ * response feeds both tables, or a trigger writes the child) or before it by construction; mrp
+ * rows are never deleted (a deletion upstream sets `_deleted_at`), so a parent once written stays.
  */
 export interface Relationship {
   /** Table names without schema (they are unique across mrp, pitwall and analytics). */
   parent: string;
   child: string;
-  /** [child column, parent column] pairs. */
+  /** [child column, parent column] pairs; within one source (`source` is added to both sides) unless `global`. */
   on: ReadonlyArray<readonly [string, string]>;
+  /** Whether the ids are global, not per source (pitwall's run ids). */
+  global?: boolean;
+  /** `true`: a foreign key holds it; else why the data cannot guarantee it (docs/warehouse.md prints this). */
+  enforced: true | string;
 }
 
 const same = (...columns: string[]) => columns.map((c) => [c, c] as const);
 
+/** The foreign key's name in the database (migration 0016). */
+export const constraintName = (r: Relationship): string => `${r.child}_${r.parent}_fk`;
+
+const OTHER_SCOPE = 'written from another request than the child, in its own transaction, which may fail, be skipped or not be walked by the job that writes the child';
+const CLASSES = 'classes rows come from the results, lineups and entry-list responses; an event card, a points class or a driver stat may name a class none of those has shown yet';
+
 export const RELATIONSHIPS: readonly Relationship[] = [
-  { parent: 'schedule_years', child: 'schedules', on: [['schedule_year', 'year']] },
-  { parent: 'schedules', child: 'schedule_events', on: same('schedule_id') },
-  { parent: 'events', child: 'schedule_events', on: same('event_id') },
-  { parent: 'events', child: 'event_classes', on: same('event_id') },
-  { parent: 'classes', child: 'event_classes', on: same('class_id') },
-  { parent: 'event_classes', child: 'races', on: same('event_id', 'class_id') },
-  { parent: 'races', child: 'results', on: same('event_id', 'class_id', 'race_number') },
-  { parent: 'drivers', child: 'results', on: same('driver_id') },
-  { parent: 'races', child: 'lineups', on: same('event_id', 'class_id', 'race_number') },
-  { parent: 'drivers', child: 'lineups', on: same('driver_id') },
-  { parent: 'event_classes', child: 'entry_list', on: same('event_id', 'class_id') },
-  { parent: 'drivers', child: 'entry_list', on: same('driver_id') },
-  { parent: 'event_classes', child: 'driver_passes', on: same('event_id', 'class_id') },
-  { parent: 'drivers', child: 'driver_passes', on: same('driver_id') },
-  { parent: 'event_classes', child: 'results_feed', on: same('event_id', 'class_id') },
-  { parent: 'drivers', child: 'results_feed', on: same('driver_id') },
-  { parent: 'drivers', child: 'driver_stats', on: same('driver_id') },
-  { parent: 'classes', child: 'driver_stats', on: same('class_id') },
-  { parent: 'point_years', child: 'point_schedules', on: [['schedule_year', 'year']] },
-  { parent: 'point_schedules', child: 'point_classes', on: same('schedule_id') },
-  { parent: 'classes', child: 'point_classes', on: same('class_id') },
-  { parent: 'point_classes', child: 'point_standings', on: same('schedule_id', 'class_id') },
-  { parent: 'drivers', child: 'point_standings', on: same('driver_id') },
-  { parent: 'point_standings', child: 'point_standings_history', on: same('schedule_id', 'class_id', 'driver_id') },
-  { parent: 'sync_runs', child: 'rejects', on: [['run_id', 'run_id']] },
-  { parent: 'sync_runs', child: 'sync_state', on: [['last_run_id', 'run_id']] },
+  { parent: 'schedule_years', child: 'schedules', on: [['schedule_year', 'year']], enforced: `the year's row is ${OTHER_SCOPE} (the years list)` },
+  { parent: 'schedules', child: 'schedule_events', on: same('schedule_id'), enforced: `the schedule's row is ${OTHER_SCOPE} (the year's schedules)` },
+  { parent: 'events', child: 'schedule_events', on: same('event_id'), enforced: true },
+  { parent: 'events', child: 'event_classes', on: same('event_id'), enforced: true },
+  { parent: 'classes', child: 'event_classes', on: same('class_id'), enforced: CLASSES },
+  { parent: 'event_classes', child: 'races', on: same('event_id', 'class_id'), enforced: `the event's card is ${OTHER_SCOPE}: the live job loads results of events not yet in mrp.events` },
+  { parent: 'races', child: 'results', on: same('event_id', 'class_id', 'race_number'), enforced: true },
+  { parent: 'drivers', child: 'results', on: same('driver_id'), enforced: true },
+  { parent: 'races', child: 'lineups', on: same('event_id', 'class_id', 'race_number'), enforced: `races come from the results response: a lineup is posted before its race has results` },
+  { parent: 'drivers', child: 'lineups', on: same('driver_id'), enforced: true },
+  { parent: 'event_classes', child: 'entry_list', on: same('event_id', 'class_id'), enforced: `the event's card is ${OTHER_SCOPE}` },
+  { parent: 'drivers', child: 'entry_list', on: same('driver_id'), enforced: true },
+  { parent: 'event_classes', child: 'driver_passes', on: same('event_id', 'class_id'), enforced: `the event's card is ${OTHER_SCOPE}` },
+  { parent: 'drivers', child: 'driver_passes', on: same('driver_id'), enforced: true },
+  { parent: 'event_classes', child: 'results_feed', on: same('event_id', 'class_id'), enforced: `the feed names the latest events, whose cards may not be loaded yet (${OTHER_SCOPE})` },
+  { parent: 'drivers', child: 'results_feed', on: same('driver_id'), enforced: true },
+  { parent: 'drivers', child: 'driver_stats', on: same('driver_id'), enforced: true },
+  { parent: 'classes', child: 'driver_stats', on: same('class_id'), enforced: CLASSES },
+  { parent: 'point_years', child: 'point_schedules', on: [['schedule_year', 'year']], enforced: `the year's row is ${OTHER_SCOPE} (the points years list)` },
+  { parent: 'point_schedules', child: 'point_classes', on: same('schedule_id'), enforced: `the points schedule's row is ${OTHER_SCOPE}` },
+  { parent: 'classes', child: 'point_classes', on: same('class_id'), enforced: CLASSES },
+  { parent: 'point_classes', child: 'point_standings', on: same('schedule_id', 'class_id'), enforced: `the points class's row is ${OTHER_SCOPE}` },
+  { parent: 'drivers', child: 'point_standings', on: same('driver_id'), enforced: true },
+  { parent: 'point_standings', child: 'point_standings_history', on: same('schedule_id', 'class_id', 'driver_id'), enforced: true },
+  { parent: 'sync_runs', child: 'rejects', on: [['run_id', 'run_id']], global: true, enforced: true },
+  { parent: 'sync_runs', child: 'sync_state', on: [['last_run_id', 'run_id']], global: true, enforced: true },
 ];
+
+const SCHEMA_OF: Readonly<Record<string, string>> = { sync_runs: 'pitwall', sync_state: 'pitwall', rejects: 'pitwall', point_standings_history: 'analytics' };
+
+/** A table named in RELATIONSHIPS, with its schema. */
+export const qualifiedTable = (table: string): string => `${SCHEMA_OF[table] ?? 'mrp'}.${table}`;
+
+/** The join's column pairs as the foreign key has them: `source` first unless the ids are global. */
+export const keyPairs = (r: Relationship): ReadonlyArray<readonly [string, string]> => (r.global ? r.on : [['source', 'source'], ...r.on]);

@@ -30,9 +30,17 @@ describe('the analytics views across sources', () => {
     // the first source after that, so the two disagree and the first has the newer change.
     const tables = await rows(`SELECT table_name, string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) FILTER (WHERE column_name NOT IN ('source', '_synced_at')) AS cols
                                  FROM information_schema.columns WHERE table_schema = 'mrp' GROUP BY table_name`);
-    for (const t of tables) {
-      await db.pool.query(`INSERT INTO mrp.${t.table_name as string} (source, _synced_at, ${t.cols as string})
-                           SELECT 'series', _synced_at + interval '1 minute', ${t.cols as string} FROM mrp.${t.table_name as string}`);
+    // One transaction: the foreign keys are checked at its commit, whatever the order of the copies.
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const t of tables) {
+        await client.query(`INSERT INTO mrp.${t.table_name as string} (source, _synced_at, ${t.cols as string})
+                            SELECT 'series', _synced_at + interval '1 minute', ${t.cols as string} FROM mrp.${t.table_name as string}`);
+      }
+      await client.query('COMMIT');
+    } finally {
+      client.release();
     }
     const [ev] = await rows(`SELECT min(event_id) AS id FROM mrp.events`);
     renamed = ev!.id as number;

@@ -93,7 +93,16 @@ describe('status, drift, rebuild and probe per source (--source)', () => {
 
   it('rebuild re-derives only the named source\'s rows, from its own kept bodies, without its key', async () => {
     const tables = Object.keys(warehouseTables) as WarehouseTableName[];
-    for (const t of tables) await db.pool.query(`DELETE FROM ${tableMeta(warehouseTables[t]).qualifiedName} WHERE source IN ('track-a', 'track-b')`);
+    // One transaction: the foreign keys are checked at its commit, when parents and children are gone alike.
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`DELETE FROM analytics.point_standings_history WHERE source IN ('track-a', 'track-b')`);
+      for (const t of tables) await client.query(`DELETE FROM ${tableMeta(warehouseTables[t]).qualifiedName} WHERE source IN ('track-a', 'track-b')`);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
     const r = await runCli(['rebuild', '--source', 'track-a', '--json'], env({ keys: false }));
     expect(r.code).toBe(EXIT.ok);
     expect(JSON.parse(r.stdout)).toMatchObject({ job: 'rebuild', status: 'succeeded', requests: 0 });

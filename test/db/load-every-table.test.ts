@@ -31,7 +31,7 @@ function sampleRow(table: (typeof warehouseTables)[keyof typeof warehouseTables]
 }
 
 describe('loading works for every warehouse table', () => {
-  const db = useDatabase();
+  const db = useDatabase('postgres', { foreignKeys: false });
   const client = usePoolClient(db);
 
   it.each(Object.keys(warehouseTables) as (keyof typeof warehouseTables)[])('%s: insert, unchanged, update, mark missing', async (name) => {

@@ -10,7 +10,7 @@ const standing = (schedule_id: number, class_id: number, driver_id: number) => (
 const all = [3, 4].flatMap((cls) => [1, 2, 3].map((d) => standing(7, cls, d)));
 
 describe('markMissingDeleted', () => {
-  const db = useDatabase();
+  const db = useDatabase('postgres', { foreignKeys: false });
   const client = usePoolClient(db);
   const deletedKeys = async () =>
     (await client.query("SELECT class_id || '/' || driver_id AS k FROM mrp.point_standings WHERE _deleted_at IS NOT NULL ORDER BY 1")).rows.map((r) => r.k);

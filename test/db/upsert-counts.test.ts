@@ -11,7 +11,7 @@ const result = (row_index: number, finish: number) => ({
 });
 
 describe('upsertRows counts', () => {
-  const db = useDatabase();
+  const db = useDatabase('postgres', { foreignKeys: false });
   const client = usePoolClient(db);
 
   it('counts inserted, updated and unchanged rows of a four-column-key table', async () => {

@@ -19,7 +19,7 @@ const snapshot = (client: pg.ClientBase) =>
   );
 
 describe('a second identical load', () => {
-  const db = useDatabase();
+  const db = useDatabase('postgres', { foreignKeys: false });
   const client = usePoolClient(db);
 
   it('writes nothing: no new row versions, no row locks, _synced_at unmoved', async () => {

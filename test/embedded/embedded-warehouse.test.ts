@@ -1,18 +1,23 @@
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
 import { encodeArray } from '../../src/db/load/binary-array.js';
+import { MIGRATIONS_FOLDER } from '../../src/db/migrate.js';
 import { openWarehouse } from '../../src/db/open-warehouse.js';
 import { createSilentLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import { copyEmbeddedTemplate, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { syncOnce } from '../helpers/sync.js';
+import { warehouseTempDir } from '../helpers/temp-dir.js';
 import { diffAgainstTruth } from '../helpers/warehouse.js';
 
 import { serverRunning, stderrLines } from './serving.js';
@@ -123,33 +128,41 @@ describe('an embedded warehouse closed and opened again', () => {
 
 describe('an embedded warehouse made by an earlier pitwall', () => {
   it('is migrated only by `pitwall migrate` or the worker; status and sql refuse it and say so', async () => {
-    const dir = copyEmbeddedTemplate();
+    const dir = warehouseTempDir('pitwall-earlier');
+    // The warehouse pitwall left before sources existed: migrations up to 0012 only, and a run.
+    const earlier = mkdtempSync(join(tmpdir(), 'pitwall-migrations-'));
+    cpSync(MIGRATIONS_FOLDER, earlier, { recursive: true });
+    const journalPath = join(earlier, 'meta', '_journal.json');
+    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: Array<{ tag: string }> };
+    const shipped = journal.entries.length;
+    journal.entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === '0013_sources'));
+    writeFileSync(journalPath, JSON.stringify(journal));
     try {
-      // Undo the newest migration (it creates two tables) and its bookkeeping row: the warehouse
-      // an earlier pitwall left, one migration behind this one.
-      const w = await openWarehouse(loadConfig({ PITWALL_DATA_DIR: dir }), createSilentLogger());
-      await w.pool.query(`DROP TABLE pitwall.job_fires, pitwall.request_pace`);
-      await w.pool.query(`DELETE FROM drizzle.__drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM drizzle.__drizzle_migrations)`);
+      const w = await openWarehouse(loadConfig({ PITWALL_DATA_DIR: dir }), createSilentLogger(), { pending: 'leave' });
+      await migrate(drizzle(w.pool), { migrationsFolder: earlier });
+      await w.pool.query(`INSERT INTO pitwall.sync_runs (job, trigger, status) VALUES ('full', 'manual', 'succeeded')`);
       await w.close();
+      const pending = shipped - journal.entries.length;
 
-      const line = `pitwall: cannot open the warehouse at ${dir}: it was made by an earlier pitwall and 1 migration is pending; run \`pitwall migrate\``;
+      const line = `pitwall: cannot open the warehouse at ${dir}: it was made by an earlier pitwall and ${pending} migrations are pending; run \`pitwall migrate\``;
       for (const args of [['status'], ['sql', 'SELECT 1']]) {
         const r = await runCli(args, { PITWALL_DATA_DIR: dir });
         expect(r.code).toBe(1);
         expect(stderrLines(r.stderr)[0]).toContain(line);
       }
       const check = await openWarehouse(loadConfig({ PITWALL_DATA_DIR: dir }), createSilentLogger(), { pending: 'leave' });
-      const { rows: untouched } = await check.pool.query(`SELECT to_regclass('pitwall.job_fires') IS NULL AS absent`);
+      const { rows: untouched } = await check.pool.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'pitwall' AND column_name = 'source'`);
       await check.close();
-      expect(untouched).toEqual([{ absent: true }]);
+      expect(untouched).toEqual([{ n: 0 }]);
 
       const migrated = await runCli(['migrate', '--log-level', 'info'], { PITWALL_DATA_DIR: dir, PITWALL_JOB_QUEUE: 'local' });
       expect(migrated.code).toBe(0);
-      expect(migrated.stderr).toMatch(/migrations applied: 1 in \d+ ms/);
-      const after = await runCli(['sql', '--csv', `SELECT to_regclass('pitwall.job_fires') IS NOT NULL AS present`], { PITWALL_DATA_DIR: dir });
-      expect(after).toMatchObject({ code: 0, stdout: 'present\nt\n' });
+      expect(migrated.stderr).toMatch(new RegExp(`migrations applied: ${pending} in \\d+ ms`));
+      const after = await runCli(['sql', '--csv', 'SELECT source, job FROM pitwall.sync_runs'], { PITWALL_DATA_DIR: dir });
+      expect(after).toMatchObject({ code: 0, stdout: 'source,job\ndefault,full\n' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
+      rmSync(earlier, { recursive: true, force: true });
     }
   });
 });

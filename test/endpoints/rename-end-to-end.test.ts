@@ -54,7 +54,7 @@ describe('a field renamed in one line of its declaration, end to end', () => {
     await proxy.close();
     proxyOpen = false;
     await sim.close();
-    await db.pool.query('TRUNCATE mrp.results, mrp.races');
+    await db.pool.query('TRUNCATE mrp.results, mrp.races CASCADE');
     const summary = await runRebuild({ pool: db.pool, config: loadConfig({ DATABASE_URL: db.url }), logger: createSilentLogger() });
     expect(summary.status).toBe('succeeded');
     expect(summary.requests).toBe(0);

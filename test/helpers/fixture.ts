@@ -130,9 +130,26 @@ export function useResource<T extends object>(name: string, open: () => Promise<
 }
 
 /** A fresh database (see createTestDatabase), dropped when the block ends. */
-export function useDatabase(backend: WarehouseKind = 'postgres', options?: FixtureOptions): TestDatabase {
-  const [db] = useResources<[TestDatabase]>([`the ${backend} test database`], () => [createTestDatabase(backend)], [(d) => d.drop()], options);
+export function useDatabase(backend: WarehouseKind = 'postgres', options?: FixtureOptions & { foreignKeys?: false }): TestDatabase {
+  const open = async () => {
+    const db = await createTestDatabase(backend);
+    if (options?.foreignKeys === false) await dropForeignKeys(db.pool);
+    return db;
+  };
+  const [db] = useResources<[TestDatabase]>([`the ${backend} test database`], () => [open()], [(d) => d.drop()], options);
   return db;
+}
+
+/**
+ * Drops the warehouse's foreign keys, for tests of the loader that write one table's rows alone,
+ * without the parents the keys ask for (src/analytics/relationships.ts; the relationships test
+ * and every sync test keep them).
+ */
+async function dropForeignKeys(pool: pg.Pool): Promise<void> {
+  const { rows } = await pool.query<{ tbl: string; name: string }>(
+    `SELECT c.conrelid::regclass::text AS tbl, c.conname AS name FROM pg_constraint AS c WHERE c.contype = 'f' AND c.connamespace::regnamespace::text IN ('mrp', 'pitwall', 'analytics')`,
+  );
+  for (const { tbl, name } of rows) await pool.query(`ALTER TABLE ${tbl} DROP CONSTRAINT ${name}`);
 }
 
 /** One client of a database from useDatabase (declared before it), released before the database is dropped. */

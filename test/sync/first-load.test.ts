@@ -7,7 +7,7 @@ import { useDatabase, usePoolClient } from '../helpers/fixture.js';
 const scope = (runId: number, params: string) => ({ source: DEFAULT_SOURCE, endpoint: 'results', params, responseHash: `h${runId}`, itemCount: 3, runId });
 
 describe('a scope\'s first load', () => {
-  const db = useDatabase();
+  const db = useDatabase('postgres', { foreignKeys: false });
   const a = usePoolClient(db);
   const b = usePoolClient(db);
 

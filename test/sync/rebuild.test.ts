@@ -56,7 +56,7 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
   });
 
   it('re-derives every table from the kept bodies alone, equal to the truth and to a fresh sync', async () => {
-    await db.pool.query(`TRUNCATE ${TABLES.map(qualified).join(', ')}`);
+    await db.pool.query(`TRUNCATE ${TABLES.map(qualified).join(', ')} CASCADE`);
     expect(Object.keys(await diffAgainstTruth(db.pool, truth)).length).toBeGreaterThan(0);
 
     const summary = await rebuild();
@@ -92,7 +92,7 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
   });
 
   it('rebuilds only the endpoints named, reading their parents for the scopes they name', async () => {
-    await db.pool.query(`TRUNCATE ${qualified('point_standings')}`);
+    await db.pool.query(`TRUNCATE ${qualified('point_standings')} CASCADE`);
     const summary = await rebuild(['point_standings']);
     expect(summary.status).toBe('succeeded');
     expect(await diffAgainstTruth(db.pool, truth)).toEqual({});
@@ -141,7 +141,7 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
     // A body without its list, as a list key renamed in its declaration would make every one of them.
     const broken = await compressBody('{"RequestValid":1,"Renamed":[]}');
     await db.pool.query('UPDATE pitwall.responses SET body = $2, body_bytes = $3 WHERE response_id = $1', [target.response_id, broken.body, broken.bytes]);
-    await db.pool.query(`TRUNCATE ${qualified('point_standings')}`);
+    await db.pool.query(`TRUNCATE ${qualified('point_standings')} CASCADE`);
 
     const summary = await rebuild(['point_standings']);
     expect(summary.status).toBe('failed');

@@ -22,7 +22,7 @@ describe('the worker catching up at start', () => {
   });
   beforeEach(async () => {
     lines = [];
-    await db.pool.query('TRUNCATE pitwall.sync_runs');
+    await db.pool.query('TRUNCATE pitwall.sync_runs CASCADE');
   });
   afterEach(async () => {
     await worker?.stop();

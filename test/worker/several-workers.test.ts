@@ -75,6 +75,17 @@ describe('three worker processes on one database, three sources, an empty wareho
     for (const [i, site] of sim.sites.entries()) {
       expect(await diffAgainstTruth(db.pool, await fetchTruth(sim.url, site.key), SITES[i])).toEqual({});
     }
+    // The series site's touring events are held at the tracks: one row each in the analytics
+    // views, naming both sources, while mrp keeps each source's own row.
+    const { rows: shared } = await db.pool.query<{ events: number; ids: number; shared: number; results: number; result_keys: number }>(
+      `SELECT (SELECT count(*)::int FROM analytics.events_calendar) AS events,
+              (SELECT count(DISTINCT event_id)::int FROM mrp.events) AS ids,
+              (SELECT count(*)::int FROM analytics.events_calendar WHERE cardinality(sources) = 2 AND 'series-c' = ANY (sources)) AS shared,
+              (SELECT count(*)::int FROM analytics.event_results) AS results,
+              (SELECT count(DISTINCT (event_id, class_id, race_number, row_index))::int FROM mrp.results) AS result_keys`,
+    );
+    expect(shared[0]!.shared).toBeGreaterThan(0);
+    expect(shared[0]).toEqual({ ...shared[0], events: shared[0]!.ids, results: shared[0]!.result_keys });
     const bySite = sim.requests().bySite;
     for (const [i, name] of SITES.entries()) {
       const sent = runs.filter((r) => r.source === name).reduce((n, r) => n + r.requests, 0);

@@ -199,7 +199,8 @@ export const jobFires = pitwall.table(
 /**
  * Each source's request pace across every process: the time its next upstream request may start.
  * A request reserves the next slot (and pushes this on by 1 / maxRps), so a source's runs keep to
- * its rate together, however many jobs and workers run them.
+ * its rate together, however many jobs and workers run them. The row '*' is the pace of all
+ * sources together (PITWALL_GLOBAL_MAX_RPS; src/sync/sql/request-pace.ts).
  */
 export const requestPace = pitwall.table('request_pace', {
   source: text('source').primaryKey(),
