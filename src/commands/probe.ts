@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 
+import type { RateLimiter } from '../api/rate-limit.js';
 import { loadConfig } from '../config.js';
 import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import { ENDPOINTS } from '../endpoints/registry.js';
@@ -7,6 +8,7 @@ import type { Logger } from '../log.js';
 import { probeText, sampleDrift, sampleFailing, samplePaths } from '../probe/report.js';
 import { KeyRefusedError, PROBE_REQUEST_BUDGET, UpstreamUnreachableError, collectSamples, type ProbeSample } from '../probe/sample.js';
 import { saveSamples } from '../probe/save.js';
+import { openProbePace } from '../probe/shared-pace.js';
 import { redact } from '../secrets.js';
 import { suggestShapes } from '../shapes/suggest.js';
 import { loadSources, selectSources, sourceSecrets, type Source } from '../sources.js';
@@ -21,7 +23,7 @@ type Probed = { samples: ProbeSample[] } | { failure: KeyRefusedError | Upstream
 /**
  * `pitwall probe [--source NAME ...] [--save DIR] [--json] [--suggest] [--max-requests N]`: per
  * source (all of them, or the ones named), with its own key, one small sample of each endpoint
- * (at most 20 first requests, or N, and an allowance of retries; no database), printed with its
+ * (at most 20 first requests, or N, and an allowance of retries; nothing written: with DATABASE_URL, its requests share the source's pace in the warehouse), printed with its
  * envelope and its shape against the declared shapes. `--suggest` prints instead a
  * `PITWALL_SHAPES` file for what one source's samples can explain. Exit 2 when the upstream
  * refuses a key, 5 when no root request got any HTTP answer, 1 when a sample could not be had.
@@ -55,10 +57,15 @@ export async function run(ctx: CommandContext): Promise<number> {
   const quiet = config.logLevel === 'debug' || config.logLevel === 'trace' ? config : { ...config, logLevel: 'error' as const };
   const logger = makeLogger(quiet, ctx, keys);
   const probed: Probed[] = [];
-  for (const source of sources) {
-    const one = await probeSource(source, logger, ctx.signal, maxRequests);
-    if ('failure' in one) (ctx.err ?? ctx.out)(`pitwall: ${sources.length > 1 ? `source ${source.name}: ` : ''}${one.failure.message}\n`);
-    probed.push(one);
+  const pace = await openProbePace(config, logger);
+  try {
+    for (const source of sources) {
+      const one = await probeSource(source, logger, ctx.signal, maxRequests, pace.limiterFor(source));
+      if ('failure' in one) (ctx.err ?? ctx.out)(`pitwall: ${sources.length > 1 ? `source ${source.name}: ` : ''}${one.failure.message}\n`);
+      probed.push(one);
+    }
+  } finally {
+    await pace.close();
   }
   const codes = probed.map(exitCode);
   const [first] = probed;
@@ -95,11 +102,11 @@ export async function run(ctx: CommandContext): Promise<number> {
   return worstExitCode(codes);
 }
 
-async function probeSource(source: Source, logger: Logger, signal: AbortSignal, maxRequests: number): Promise<Probed> {
+async function probeSource(source: Source, logger: Logger, signal: AbortSignal, maxRequests: number, limiter: RateLimiter | undefined): Promise<Probed> {
   // The single source of a configuration without a sources file goes unnamed, as it always has.
   const sourceLogger = source.name === DEFAULT_SOURCE ? logger : logger.child({ source: source.name });
   try {
-    return { samples: await collectSamples({ config: source.config, logger: sourceLogger, signal, maxRequests }) };
+    return { samples: await collectSamples({ config: source.config, logger: sourceLogger, signal, maxRequests, ...(limiter ? { limiter } : {}) }) };
   } catch (err) {
     if (err instanceof KeyRefusedError || err instanceof UpstreamUnreachableError) return { failure: err };
     throw err;

@@ -2,6 +2,7 @@ import { createApiClient, type ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { httpGet, type Transport } from '../api/http-get.js';
 import { canonicalQuery } from '../api/query.js';
+import type { RateLimiter } from '../api/rate-limit.js';
 import { isRequestValid } from '../api/schemas/envelope.js';
 import { networkCauseOf, unreachableMessage, type NetworkCause } from '../api/unreachable.js';
 import type { Config } from '../config.js';
@@ -96,6 +97,8 @@ export interface ProbeDeps {
   logger: Logger;
   fetch?: Transport;
   signal?: AbortSignal;
+  /** The source's pace shared with its syncs and workers (pitwall.request_pace); else the probe keeps to `maxRps` alone. */
+  limiter?: RateLimiter;
 }
 
 /**
@@ -149,7 +152,12 @@ export async function collectSamples(deps: ProbeDeps): Promise<ProbeSample[]> {
 }
 
 function probeClient(deps: ProbeDeps, f: Transport): ApiClient {
-  return createApiClient({ ...apiClientOptions(deps.config, deps.logger), maxAttempts: Math.min(deps.config.maxAttempts, PROBE_ATTEMPTS), fetch: f });
+  return createApiClient({
+    ...apiClientOptions(deps.config, deps.logger),
+    maxAttempts: Math.min(deps.config.maxAttempts, PROBE_ATTEMPTS),
+    fetch: f,
+    ...(deps.limiter ? { limiter: deps.limiter } : {}),
+  });
 }
 
 const base = (ep: Endpoint, params: Record<string, string>): Omit<ProbeSample, 'outcome'> => ({

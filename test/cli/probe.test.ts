@@ -10,6 +10,7 @@ import { PROBE_ATTEMPTS, retryAllowance } from '../../src/probe/sample.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { ENDPOINTS } from '../../src/sync/endpoints.js';
 import { runCli } from '../helpers/cli.js';
+import { useDatabase } from '../helpers/fixture.js';
 import { startShapeProxy, type ShapeProxy } from '../helpers/shape-proxy.js';
 
 const BUDGET = 20;
@@ -175,3 +176,32 @@ async function startFlakyProxy(target: string): Promise<{ url: string; close: ()
     total: () => total,
   };
 }
+
+describe('pitwall probe beside a warehouse', () => {
+  const db = useDatabase();
+
+  it('takes its requests\' slots from the source\'s shared pace, where syncs and workers take theirs', async () => {
+    const sim = await simulator();
+    // A sync elsewhere has reserved the key's slots for the next 5 s: the probe's first request waits for them.
+    await db.pool.query(`INSERT INTO pitwall.request_pace (source, next_at) VALUES ('default', clock_timestamp() + interval '5 seconds')`);
+    const started = performance.now();
+    const r = await runCli(['probe', '--json'], { ...envFor(sim.url, sim.key), DATABASE_URL: db.url, PITWALL_MAX_RPS: '50', PITWALL_GLOBAL_MAX_RPS: '0' });
+    const waitedMs = performance.now() - started;
+    expect(r.code).toBe(0);
+    expect(waitedMs).toBeGreaterThan(4_800);
+    // The same probe without the warehouse: no reserved slots to wait for.
+    const aloneStarted = performance.now();
+    const alone = await runCli(['probe', '--json'], { ...envFor(sim.url, sim.key), PITWALL_MAX_RPS: '50' });
+    expect(alone.code).toBe(0);
+    expect(performance.now() - aloneStarted).toBeLessThan(waitedMs - 2_500);
+  });
+
+  it('keeps to its own rate where the warehouse is not migrated', async () => {
+    const sim = await simulator();
+    await db.pool.query('DROP TABLE pitwall.request_pace');
+    // Debug: a probe shows only its report and errors below it.
+    const r = await runCli(['probe', '--json', '--log-level', 'debug'], { ...envFor(sim.url, sim.key), DATABASE_URL: db.url });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('not migrated; the probe keeps to PITWALL_MAX_RPS on its own');
+  });
+});

@@ -83,6 +83,13 @@ describe('the Grafana dashboard', () => {
     for (const v of dashboard.templating.list) expect(v.datasource?.uid, v.name).toBe(uid);
   });
 
+  it('has Source and Job variables, and filters every series of pitwall\'s own by the source chosen', () => {
+    expect(dashboard.templating.list.map((v) => v.name)).toEqual(['source', 'job']);
+    const selectors = exprs.flatMap((e) => [...e.expr.matchAll(/(pitwall_(?!process_|nodejs_)\w+)(\{[^}]*\})?/g)].map((m) => ({ panel: e.panel, selector: m[0] })));
+    expect(selectors.length).toBeGreaterThan(20);
+    expect(selectors.filter((s) => !s.selector.includes('source=~"$source"'))).toEqual([]);
+  });
+
   it.each([
     ['runs', /pitwall_runs_total/],
     ['failures', /pitwall_runs_total\{[^}]*status="failed"/],
@@ -90,7 +97,7 @@ describe('the Grafana dashboard', () => {
     ['retries', /pitwall_upstream_retries_total/],
     ['rows per table', /sum by \(table\) \(increase\(pitwall_rows_written_total/],
     ['freshness', /time\(\) - pitwall_last_success_timestamp_seconds/],
-    ['rejects', /pitwall_rows_written_total\{kind="rejected"\}/],
+    ['rejects', /pitwall_rows_written_total\{[^}]*kind="rejected"\}/],
     ['shape drift', /pitwall_shape_drift_paths/],
     ['field type errors', /pitwall_field_errors_total/],
   ])('charts %s', (_what, query) => {
