@@ -10,18 +10,6 @@ ALTER TABLE mrp.schedule_events ADD CONSTRAINT schedule_events_events_fk FOREIGN
   REFERENCES mrp.events (source, event_id) DEFERRABLE INITIALLY DEFERRED NOT VALID;--> statement-breakpoint
 ALTER TABLE mrp.event_classes ADD CONSTRAINT event_classes_events_fk FOREIGN KEY (source, event_id)
   REFERENCES mrp.events (source, event_id) DEFERRABLE INITIALLY DEFERRED NOT VALID;--> statement-breakpoint
-ALTER TABLE mrp.results ADD CONSTRAINT results_races_fk FOREIGN KEY (source, event_id, class_id, race_number)
-  REFERENCES mrp.races (source, event_id, class_id, race_number) DEFERRABLE INITIALLY DEFERRED NOT VALID;--> statement-breakpoint
-ALTER TABLE mrp.results ADD CONSTRAINT results_drivers_fk FOREIGN KEY (source, driver_id)
-  REFERENCES mrp.drivers (source, driver_id) DEFERRABLE INITIALLY DEFERRED NOT VALID;--> statement-breakpoint
-ALTER TABLE mrp.lineups ADD CONSTRAINT lineups_drivers_fk FOREIGN KEY (source, driver_id)
-  REFERENCES mrp.drivers (source, driver_id) DEFERRABLE INITIALLY DEFERRED NOT VALID;--> statement-breakpoint
-ALTER TABLE mrp.entry_list ADD CONSTRAINT entry_list_drivers_fk FOREIGN KEY (source, driver_id)
-  REFERENCES mrp.drivers (source, driver_id) DEFERRABLE INITIALLY DEFERRED NOT VALID;--> statement-breakpoint
-ALTER TABLE mrp.driver_passes ADD CONSTRAINT driver_passes_drivers_fk FOREIGN KEY (source, driver_id)
-  REFERENCES mrp.drivers (source, driver_id) DEFERRABLE INITIALLY DEFERRED NOT VALID;--> statement-breakpoint
-ALTER TABLE mrp.results_feed ADD CONSTRAINT results_feed_drivers_fk FOREIGN KEY (source, driver_id)
-  REFERENCES mrp.drivers (source, driver_id) DEFERRABLE INITIALLY DEFERRED NOT VALID;--> statement-breakpoint
 ALTER TABLE mrp.driver_stats ADD CONSTRAINT driver_stats_drivers_fk FOREIGN KEY (source, driver_id)
   REFERENCES mrp.drivers (source, driver_id) DEFERRABLE INITIALLY DEFERRED NOT VALID;--> statement-breakpoint
 ALTER TABLE mrp.point_standings ADD CONSTRAINT point_standings_drivers_fk FOREIGN KEY (source, driver_id)
@@ -40,12 +28,6 @@ BEGIN
   FOR fk IN SELECT * FROM (VALUES
     ('mrp.schedule_events', 'schedule_events_events_fk'),
     ('mrp.event_classes', 'event_classes_events_fk'),
-    ('mrp.results', 'results_races_fk'),
-    ('mrp.results', 'results_drivers_fk'),
-    ('mrp.lineups', 'lineups_drivers_fk'),
-    ('mrp.entry_list', 'entry_list_drivers_fk'),
-    ('mrp.driver_passes', 'driver_passes_drivers_fk'),
-    ('mrp.results_feed', 'results_feed_drivers_fk'),
     ('mrp.driver_stats', 'driver_stats_drivers_fk'),
     ('mrp.point_standings', 'point_standings_drivers_fk'),
     ('analytics.point_standings_history', 'point_standings_history_point_standings_fk'),

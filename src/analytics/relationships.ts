@@ -2,13 +2,14 @@
  * How the warehouse tables join. The ER diagram is drawn from this list, migration 0016 declares
  * a foreign key for each join marked `enforced` (DEFERRABLE INITIALLY DEFERRED, so the order of
  * writes inside a scope's transaction stays free; BI tools read them to offer joins), and
- * docs/warehouse.md says for every other join why the data cannot guarantee it.
+ * docs/warehouse.md says for every other join why it has none.
  * test/analytics/relationships.test.ts checks that the constraints in the database are exactly
  * the enforced joins, and that every live child row finds its parent in a synced warehouse.
  *
  * A join is enforced where the parent row is written in the same transaction as the child (one
  * response feeds both tables, or a trigger writes the child) or before it by construction; mrp
  * rows are never deleted (a deletion upstream sets `_deleted_at`), so a parent once written stays.
+ * The joins of the per-row tables hold so too, but a key on them costs too much (PER_ROW).
  */
 export interface Relationship {
   /** Table names without schema (they are unique across mrp, pitwall and analytics). */
@@ -18,7 +19,7 @@ export interface Relationship {
   on: ReadonlyArray<readonly [string, string]>;
   /** Whether the ids are global, not per source (pitwall's run ids). */
   global?: boolean;
-  /** `true`: a foreign key holds it; else why the data cannot guarantee it (docs/warehouse.md prints this). */
+  /** `true`: a foreign key holds it; else why none does (docs/warehouse.md prints this). */
   enforced: true | string;
 }
 
@@ -28,6 +29,13 @@ const same = (...columns: string[]) => columns.map((c) => [c, c] as const);
 export const constraintName = (r: Relationship): string => `${r.child}_${r.parent}_fk`;
 
 const OTHER_SCOPE = 'written from another request than the child, in its own transaction, which may fail, be skipped or not be walked by the job that writes the child';
+/**
+ * The joins of the rows every event's responses are made of (a result, a lineup, an entry, a
+ * pass, a feed row): they hold by construction, but a foreign key checks and locks the parent row
+ * for each child row written, and a first full sync writes hundreds of thousands of them.
+ */
+const PER_ROW = 'holds by construction (one response feeds both tables, in one transaction), but checked for each of the hundreds of thousands of rows a full sync writes, its key raised PostgreSQL\'s CPU per full sync by about 40 % (docs/performance.md); the relationships test checks it instead';
+
 const CLASSES = 'classes rows come from the results, lineups and entry-list responses; an event card, a points class or a driver stat may name a class none of those has shown yet';
 
 export const RELATIONSHIPS: readonly Relationship[] = [
@@ -37,16 +45,16 @@ export const RELATIONSHIPS: readonly Relationship[] = [
   { parent: 'events', child: 'event_classes', on: same('event_id'), enforced: true },
   { parent: 'classes', child: 'event_classes', on: same('class_id'), enforced: CLASSES },
   { parent: 'event_classes', child: 'races', on: same('event_id', 'class_id'), enforced: `the event's card is ${OTHER_SCOPE}: the live job loads results of events not yet in mrp.events` },
-  { parent: 'races', child: 'results', on: same('event_id', 'class_id', 'race_number'), enforced: true },
-  { parent: 'drivers', child: 'results', on: same('driver_id'), enforced: true },
+  { parent: 'races', child: 'results', on: same('event_id', 'class_id', 'race_number'), enforced: PER_ROW },
+  { parent: 'drivers', child: 'results', on: same('driver_id'), enforced: PER_ROW },
   { parent: 'races', child: 'lineups', on: same('event_id', 'class_id', 'race_number'), enforced: `races come from the results response: a lineup is posted before its race has results` },
-  { parent: 'drivers', child: 'lineups', on: same('driver_id'), enforced: true },
+  { parent: 'drivers', child: 'lineups', on: same('driver_id'), enforced: PER_ROW },
   { parent: 'event_classes', child: 'entry_list', on: same('event_id', 'class_id'), enforced: `the event's card is ${OTHER_SCOPE}` },
-  { parent: 'drivers', child: 'entry_list', on: same('driver_id'), enforced: true },
+  { parent: 'drivers', child: 'entry_list', on: same('driver_id'), enforced: PER_ROW },
   { parent: 'event_classes', child: 'driver_passes', on: same('event_id', 'class_id'), enforced: `the event's card is ${OTHER_SCOPE}` },
-  { parent: 'drivers', child: 'driver_passes', on: same('driver_id'), enforced: true },
+  { parent: 'drivers', child: 'driver_passes', on: same('driver_id'), enforced: PER_ROW },
   { parent: 'event_classes', child: 'results_feed', on: same('event_id', 'class_id'), enforced: `the feed names the latest events, whose cards may not be loaded yet (${OTHER_SCOPE})` },
-  { parent: 'drivers', child: 'results_feed', on: same('driver_id'), enforced: true },
+  { parent: 'drivers', child: 'results_feed', on: same('driver_id'), enforced: PER_ROW },
   { parent: 'drivers', child: 'driver_stats', on: same('driver_id'), enforced: true },
   { parent: 'classes', child: 'driver_stats', on: same('class_id'), enforced: CLASSES },
   { parent: 'point_years', child: 'point_schedules', on: [['schedule_year', 'year']], enforced: `the year's row is ${OTHER_SCOPE} (the points years list)` },

@@ -23,8 +23,9 @@ type Probed = { samples: ProbeSample[] } | { failure: KeyRefusedError | Upstream
 /**
  * `pitwall probe [--source NAME ...] [--save DIR] [--json] [--suggest] [--max-requests N]`: per
  * source (all of them, or the ones named), with its own key, one small sample of each endpoint
- * (at most 20 first requests, or N, and an allowance of retries; nothing written: with DATABASE_URL, its requests share the source's pace in the warehouse), printed with its
- * envelope and its shape against the declared shapes. `--suggest` prints instead a
+ * (at most 20 first requests, or N, and an allowance of retries; nothing written, though with
+ * DATABASE_URL its requests take their slots from the source's pace in the warehouse), printed
+ * with its envelope and its shape against the declared shapes. `--suggest` prints instead a
  * `PITWALL_SHAPES` file for what one source's samples can explain. Exit 2 when the upstream
  * refuses a key, 5 when no root request got any HTTP answer, 1 when a sample could not be had.
  */
