@@ -10,6 +10,10 @@ import type { Logger } from '../log.js';
 import type { RunCounters } from './counters.js';
 import type { SyncDeps } from './run.js';
 import { sharedRateLimiter } from './sql/request-pace.js';
+import { sharedSlot } from './sql/request-slots.js';
+
+/** How long past its request's timeout a slot of pitwall.request_slots stays leased: the rate-limit wait and the body's reading happen inside it. */
+const SLOT_LEASE_MARGIN_MS = 60_000;
 
 /** The client settings every upstream client of pitwall takes from the configuration. */
 export function apiClientOptions(config: Config & { apiKey: string }, logger: Logger): ApiClientOptions {
@@ -38,6 +42,9 @@ export function createRunClient(deps: SyncDeps, run: { source: string; counters:
   // response after giving it back, so the next requests are already out while it does, and the
   // run is bound by the upstream rather than by itself.
   const upstream = upstreamSlots(deps.pool, source, deps.config.concurrency);
+  // ... and across processes, each request holds one of the source's rows in
+  // pitwall.request_slots while it is out (leased past the request's timeout, for a process that dies).
+  const shared = sharedSlot(deps.pool, source, deps.config.concurrency, deps.config.requestTimeoutMs + SLOT_LEASE_MARGIN_MS, abortableSleep);
   // The client sleeps before a retry and for the rate limit; a drain ends those waits, so no
   // new attempt starts after it.
   const sleep = (ms: number, s?: AbortSignal) => abortableSleep(ms, s ? AbortSignal.any([s, halt]) : halt);
@@ -47,7 +54,7 @@ export function createRunClient(deps: SyncDeps, run: { source: string; counters:
     slot: (send) =>
       upstream(() => {
         halt.throwIfAborted();
-        return send();
+        return shared(send, halt);
       }),
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     sleep,
@@ -72,8 +79,8 @@ const slotsByPool = new WeakMap<pg.Pool, Map<string, LimitFunction>>();
 /**
  * A source's requests in flight in this process: one limit for all its runs here, so a `live`
  * run beside a `full` of the same source in one worker shares the source's concurrency rather
- * than doubling it. Each process has its own: across processes it is the rate that is shared
- * (pitwall.request_pace), not the requests in flight.
+ * than doubling it. It comes before the slots shared across processes (pitwall.request_slots),
+ * so this process never asks the warehouse for more of them than the concurrency.
  */
 function upstreamSlots(pool: pg.Pool, source: string, concurrency: number): LimitFunction {
   let bySource = slotsByPool.get(pool);

@@ -206,3 +206,19 @@ export const requestPace = pitwall.table('request_pace', {
   source: text('source').primaryKey(),
   next_at: tstz('next_at').notNull(),
 });
+
+/**
+ * A source's requests in flight across every process: one row per slot of its `concurrency`, held
+ * by the process whose request is out (`holder`) until it answers, or until `until` passes (a
+ * process that died holding it). src/sync/sql/request-slots.ts.
+ */
+export const requestSlots = pitwall.table(
+  'request_slots',
+  {
+    source: text('source').notNull(),
+    slot: integer('slot').notNull(),
+    holder: text('holder'),
+    until: tstz('until'),
+  },
+  (t) => [primaryKey({ columns: [t.source, t.slot] })],
+);
