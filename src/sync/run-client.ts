@@ -35,16 +35,19 @@ export function apiClientOptions(config: Config & { apiKey: string }, logger: Lo
  * requests and retries into the run's counters, and stopping at `halt` (a drain, an abort or a
  * fatal error elsewhere in the run).
  */
-export function createRunClient(deps: SyncDeps, run: { source: string; counters: RunCounters; logger: Logger; halt: AbortSignal }): ApiClient {
-  const { source, counters, logger, halt } = run;
+export function createRunClient(
+  deps: SyncDeps,
+  run: { runId: number; source: string; counters: RunCounters; logger: Logger; halt: AbortSignal },
+): ApiClient {
+  const { runId, source, counters, logger, halt } = run;
   // PITWALL_CONCURRENCY bounds the requests in flight upstream, and only them: the client holds
   // a slot while a request is out and its body is read, and a visit parses and loads the
   // response after giving it back, so the next requests are already out while it does, and the
   // run is bound by the upstream rather than by itself.
   const upstream = upstreamSlots(deps.pool, source, deps.config.concurrency);
   // ... and across processes, each request holds one of the source's rows in
-  // pitwall.request_slots while it is out (leased past the request's timeout, for a process that dies).
-  const shared = sharedSlot(deps.pool, source, deps.config.concurrency, deps.config.requestTimeoutMs + SLOT_LEASE_MARGIN_MS, abortableSleep);
+  // pitwall.request_slots while it is out, in the run's name.
+  const shared = sharedSlot(deps.pool, source, runId, deps.config.concurrency, deps.config.requestTimeoutMs + SLOT_LEASE_MARGIN_MS, abortableSleep);
   // The client sleeps before a retry and for the rate limit; a drain ends those waits, so no
   // new attempt starts after it.
   const sleep = (ms: number, s?: AbortSignal) => abortableSleep(ms, s ? AbortSignal.any([s, halt]) : halt);

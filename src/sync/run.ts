@@ -137,7 +137,7 @@ async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext
     deps,
     run,
     ctx,
-    api: createRunClient(deps, { source, counters, logger, halt: run.halt }),
+    api: createRunClient(deps, { runId, source, counters, logger, halt: run.halt }),
     roots: new RootAnswers(),
     progress: () => options.onProgress?.({ discovered: scopes.total, done: scopes.done, counters }),
   };

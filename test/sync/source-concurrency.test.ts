@@ -27,12 +27,15 @@ function countingTransport() {
 describe("a source's concurrency (PITWALL_CONCURRENCY)", () => {
   // Each answer takes 40 ms, so requests sent together are in flight together.
   const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 3, faults: { latencyMs: 40 } });
+  /** A run's row, running: the slots a run's requests hold name it. */
+  const runningRun = async (source = 'default') =>
+    Number((await db.pool.query(`INSERT INTO pitwall.sync_runs (source, job, trigger, status) VALUES ($1, 'full', 'manual', 'running') RETURNING run_id`, [source])).rows[0].run_id);
 
   it('holds for all runs of the source together, as a live run beside a full one in one worker', async () => {
     const { counts, fetch } = countingTransport();
     const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2' }), logger: createSilentLogger(), fetch };
     const halt = new AbortController().signal;
-    const runs = ['full', 'live'].map(() => createRunClient(deps, { source: 'default', counters: new RunCounters(), logger: deps.logger, halt }));
+    const runs = await Promise.all(['full', 'live'].map(async () => createRunClient(deps, { runId: await runningRun(), source: 'default', counters: new RunCounters(), logger: deps.logger, halt })));
     await Promise.all(runs.flatMap((api) => Array.from({ length: 8 }, () => api.get('/v2/schedules/years/', {}))));
     expect(counts.sent).toBe(16);
     // Two runs of two slots each would have had four out at once.
@@ -45,42 +48,55 @@ describe("a source's concurrency (PITWALL_CONCURRENCY)", () => {
     const other = new pg.Pool({ connectionString: db.url, max: 4 });
     try {
       const halt = new AbortController().signal;
-      const runs = [db.pool, other].map((pool) => {
-        const deps = { pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2' }), logger: createSilentLogger(), fetch };
-        return createRunClient(deps, { source: 'default', counters: new RunCounters(), logger: deps.logger, halt });
-      });
+      const runs = await Promise.all(
+        [db.pool, other].map(async (pool) => {
+          const deps = { pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2' }), logger: createSilentLogger(), fetch };
+          return createRunClient(deps, { runId: await runningRun(), source: 'default', counters: new RunCounters(), logger: deps.logger, halt });
+        }),
+      );
       await Promise.all(runs.flatMap((api) => Array.from({ length: 8 }, () => api.get('/v2/schedules/years/', {}))));
       expect(counts.sent).toBe(16);
       // Each pool alone allows two: four out at once without the shared slots.
       expect(counts.peak).toBe(2);
       // Every slot was given back.
-      const { rows } = await db.pool.query(`SELECT slot, holder FROM pitwall.request_slots WHERE source = 'default' ORDER BY slot`);
+      const { rows } = await db.pool.query(`SELECT slot, run_id FROM pitwall.request_slots WHERE source = 'default' ORDER BY slot`);
       expect(rows).toEqual([
-        { slot: 1, holder: null },
-        { slot: 2, holder: null },
+        { slot: 1, run_id: null },
+        { slot: 2, run_id: null },
       ]);
     } finally {
       await other.end();
     }
   });
 
-  it('frees a slot whose holder died when its lease ends', async () => {
+  it('frees the slots of a run no longer running at once, and a running one\'s when its lease ends', async () => {
     const { counts, fetch } = countingTransport();
-    // A dead process's two slots, leased for another second.
-    await db.pool.query(`UPDATE pitwall.request_slots SET holder = 'dead', until = clock_timestamp() + interval '1 second' WHERE source = 'default'`);
     const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2' }), logger: createSilentLogger(), fetch };
-    const api = createRunClient(deps, { source: 'default', counters: new RunCounters(), logger: deps.logger, halt: new AbortController().signal });
-    const started = performance.now();
-    await api.get('/v2/schedules/years/', {});
-    expect(performance.now() - started).toBeGreaterThan(900);
-    expect(counts.sent).toBe(1);
+    const api = createRunClient(deps, { runId: await runningRun(), source: 'default', counters: new RunCounters(), logger: deps.logger, halt: new AbortController().signal });
+    const timed = async () => {
+      const started = performance.now();
+      await api.get('/v2/schedules/years/', {});
+      return performance.now() - started;
+    };
+    // Both slots held by another run that still runs, leased for another second.
+    const holder = await runningRun();
+    const hold = `UPDATE pitwall.request_slots SET run_id = $1, until = clock_timestamp() + interval '1 second' WHERE source = 'default'`;
+    await db.pool.query(hold, [holder]);
+    expect(await timed()).toBeGreaterThan(900);
+    // Held again, by a run whose process died: marked abandoned, its slots are free at once.
+    await db.pool.query(hold.replace('1 second', '1 hour'), [holder]);
+    await db.pool.query(`UPDATE pitwall.sync_runs SET status = 'abandoned' WHERE run_id = $1`, [holder]);
+    expect(await timed()).toBeLessThan(800);
+    expect(counts.sent).toBe(2);
   });
 
   it("leaves another source's concurrency its own", async () => {
     const { counts, fetch } = countingTransport();
     const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2' }), logger: createSilentLogger(), fetch };
     const halt = new AbortController().signal;
-    const runs = ['track-a', 'track-b'].map((source) => createRunClient(deps, { source, counters: new RunCounters(), logger: deps.logger, halt }));
+    const runs = await Promise.all(
+      ['track-a', 'track-b'].map(async (source) => createRunClient(deps, { runId: await runningRun(source), source, counters: new RunCounters(), logger: deps.logger, halt })),
+    );
     await Promise.all(runs.flatMap((api) => Array.from({ length: 8 }, () => api.get('/v2/schedules/years/', {}))));
     expect(counts.peak).toBe(4);
   });

@@ -209,15 +209,17 @@ export const requestPace = pitwall.table('request_pace', {
 
 /**
  * A source's requests in flight across every process: one row per slot of its `concurrency`, held
- * by the process whose request is out (`holder`) until it answers, or until `until` passes (a
- * process that died holding it). src/sync/sql/request-slots.ts.
+ * by the run whose request is out (`run_id`) until it answers. A slot is free when no run holds
+ * it, when its run is no longer running (a run that died is marked abandoned by the next run of
+ * its job at once, by any run or worker within a heartbeat's staleness), or when its lease ends.
+ * src/sync/sql/request-slots.ts.
  */
 export const requestSlots = pitwall.table(
   'request_slots',
   {
     source: text('source').notNull(),
     slot: integer('slot').notNull(),
-    holder: text('holder'),
+    run_id: bigint('run_id', { mode: 'number' }),
     until: tstz('until'),
   },
   (t) => [primaryKey({ columns: [t.source, t.slot] })],
