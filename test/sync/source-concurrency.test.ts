@@ -24,6 +24,9 @@ function countingTransport() {
   return { counts, fetch };
 }
 
+/** A rate far above what the test sends: paced, so the slots are shared across processes (not at 0). */
+const PACED = { PITWALL_MAX_RPS: '1000', PITWALL_GLOBAL_MAX_RPS: '0' };
+
 describe("a source's concurrency (PITWALL_CONCURRENCY)", () => {
   // Each answer takes 40 ms, so requests sent together are in flight together.
   const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 3, faults: { latencyMs: 40 } });
@@ -33,7 +36,7 @@ describe("a source's concurrency (PITWALL_CONCURRENCY)", () => {
 
   it('holds for all runs of the source together, as a live run beside a full one in one worker', async () => {
     const { counts, fetch } = countingTransport();
-    const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2' }), logger: createSilentLogger(), fetch };
+    const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2', ...PACED }), logger: createSilentLogger(), fetch };
     const halt = new AbortController().signal;
     const runs = await Promise.all(['full', 'live'].map(async () => createRunClient(deps, { runId: await runningRun(), source: 'default', counters: new RunCounters(), logger: deps.logger, halt })));
     await Promise.all(runs.flatMap((api) => Array.from({ length: 8 }, () => api.get('/v2/schedules/years/', {}))));
@@ -50,7 +53,7 @@ describe("a source's concurrency (PITWALL_CONCURRENCY)", () => {
       const halt = new AbortController().signal;
       const runs = await Promise.all(
         [db.pool, other].map(async (pool) => {
-          const deps = { pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2' }), logger: createSilentLogger(), fetch };
+          const deps = { pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2', ...PACED }), logger: createSilentLogger(), fetch };
           return createRunClient(deps, { runId: await runningRun(), source: 'default', counters: new RunCounters(), logger: deps.logger, halt });
         }),
       );
@@ -71,7 +74,7 @@ describe("a source's concurrency (PITWALL_CONCURRENCY)", () => {
 
   it('frees the slots of a run no longer running at once, and a running one\'s when its lease ends', async () => {
     const { counts, fetch } = countingTransport();
-    const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2' }), logger: createSilentLogger(), fetch };
+    const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2', ...PACED }), logger: createSilentLogger(), fetch };
     const api = createRunClient(deps, { runId: await runningRun(), source: 'default', counters: new RunCounters(), logger: deps.logger, halt: new AbortController().signal });
     const timed = async () => {
       const started = performance.now();
@@ -90,9 +93,28 @@ describe("a source's concurrency (PITWALL_CONCURRENCY)", () => {
     expect(counts.sent).toBe(2);
   });
 
+  it('is each process\'s own when the source is unpaced (PITWALL_MAX_RPS=0): no statement per request', async () => {
+    const { counts, fetch } = countingTransport();
+    const other = new pg.Pool({ connectionString: db.url, max: 4 });
+    try {
+      const halt = new AbortController().signal;
+      const runs = await Promise.all(
+        [db.pool, other].map(async (pool) => {
+          const deps = { pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2', PITWALL_MAX_RPS: '0' }), logger: createSilentLogger(), fetch };
+          return createRunClient(deps, { runId: await runningRun('unpaced'), source: 'unpaced', counters: new RunCounters(), logger: deps.logger, halt });
+        }),
+      );
+      await Promise.all(runs.flatMap((api) => Array.from({ length: 8 }, () => api.get('/v2/schedules/years/', {}))));
+      expect(counts.peak).toBe(4);
+      expect((await db.pool.query(`SELECT count(*)::int AS n FROM pitwall.request_slots WHERE source = 'unpaced'`)).rows).toEqual([{ n: 0 }]);
+    } finally {
+      await other.end();
+    }
+  });
+
   it("leaves another source's concurrency its own", async () => {
     const { counts, fetch } = countingTransport();
-    const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2' }), logger: createSilentLogger(), fetch };
+    const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2', ...PACED }), logger: createSilentLogger(), fetch };
     const halt = new AbortController().signal;
     const runs = await Promise.all(
       ['track-a', 'track-b'].map(async (source) => createRunClient(deps, { runId: await runningRun(source), source, counters: new RunCounters(), logger: deps.logger, halt })),
