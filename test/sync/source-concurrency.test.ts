@@ -34,42 +34,51 @@ describe("a source's concurrency (PITWALL_CONCURRENCY)", () => {
   const runningRun = async (source = 'default') =>
     Number((await db.pool.query(`INSERT INTO pitwall.sync_runs (source, job, trigger, status) VALUES ($1, 'full', 'manual', 'running') RETURNING run_id`, [source])).rows[0].run_id);
 
-  it('holds for all runs of the source together, as a live run beside a full one in one worker', async () => {
+  /**
+   * One run client per entry (a pool and a source; a pool of its own is another process's way
+   * in), eight requests each sent at once; the transport's counts.
+   */
+  async function sendFromRuns(entries: ReadonlyArray<{ pool: pg.Pool; source: string }>, env: Record<string, string>) {
     const { counts, fetch } = countingTransport();
-    const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2', ...PACED }), logger: createSilentLogger(), fetch };
     const halt = new AbortController().signal;
-    const runs = await Promise.all(['full', 'live'].map(async () => createRunClient(deps, { runId: await runningRun(), source: 'default', counters: new RunCounters(), logger: deps.logger, halt })));
+    const runs = await Promise.all(
+      entries.map(async ({ pool, source }) => {
+        const deps = { pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2', ...env }), logger: createSilentLogger(), fetch };
+        return createRunClient(deps, { runId: await runningRun(source), source, counters: new RunCounters(), logger: deps.logger, halt });
+      }),
+    );
     await Promise.all(runs.flatMap((api) => Array.from({ length: 8 }, () => api.get('/v2/schedules/years/', {}))));
+    return counts;
+  }
+
+  /** A second pool on the test database, ended when `use` is done. */
+  async function withOtherPool<T>(use: (other: pg.Pool) => Promise<T>): Promise<T> {
+    const other = new pg.Pool({ connectionString: db.url, max: 4 });
+    try {
+      return await use(other);
+    } finally {
+      await other.end();
+    }
+  }
+
+  it('holds for all runs of the source together, as a live run beside a full one in one worker', async () => {
+    const counts = await sendFromRuns([{ pool: db.pool, source: 'default' }, { pool: db.pool, source: 'default' }], PACED);
     expect(counts.sent).toBe(16);
     // Two runs of two slots each would have had four out at once.
     expect(counts.peak).toBe(2);
   });
 
   it('holds across processes: two pools, as two workers, share the source\'s slots in pitwall.request_slots', async () => {
-    const { counts, fetch } = countingTransport();
-    // A pool of its own is another process's way in: its own in-process limit, the same warehouse.
-    const other = new pg.Pool({ connectionString: db.url, max: 4 });
-    try {
-      const halt = new AbortController().signal;
-      const runs = await Promise.all(
-        [db.pool, other].map(async (pool) => {
-          const deps = { pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2', ...PACED }), logger: createSilentLogger(), fetch };
-          return createRunClient(deps, { runId: await runningRun(), source: 'default', counters: new RunCounters(), logger: deps.logger, halt });
-        }),
-      );
-      await Promise.all(runs.flatMap((api) => Array.from({ length: 8 }, () => api.get('/v2/schedules/years/', {}))));
-      expect(counts.sent).toBe(16);
-      // Each pool alone allows two: four out at once without the shared slots.
-      expect(counts.peak).toBe(2);
-      // Every slot was given back.
-      const { rows } = await db.pool.query(`SELECT slot, run_id FROM pitwall.request_slots WHERE source = 'default' ORDER BY slot`);
-      expect(rows).toEqual([
-        { slot: 1, run_id: null },
-        { slot: 2, run_id: null },
-      ]);
-    } finally {
-      await other.end();
-    }
+    const counts = await withOtherPool((other) => sendFromRuns([{ pool: db.pool, source: 'default' }, { pool: other, source: 'default' }], PACED));
+    expect(counts.sent).toBe(16);
+    // Each pool alone allows two: four out at once without the shared slots.
+    expect(counts.peak).toBe(2);
+    // Every slot was given back.
+    const { rows } = await db.pool.query(`SELECT slot, run_id FROM pitwall.request_slots WHERE source = 'default' ORDER BY slot`);
+    expect(rows).toEqual([
+      { slot: 1, run_id: null },
+      { slot: 2, run_id: null },
+    ]);
   });
 
   it('frees the slots of a run no longer running at once, and a running one\'s when its lease ends', async () => {
@@ -94,32 +103,13 @@ describe("a source's concurrency (PITWALL_CONCURRENCY)", () => {
   });
 
   it('is each process\'s own when the source is unpaced (PITWALL_MAX_RPS=0): no statement per request', async () => {
-    const { counts, fetch } = countingTransport();
-    const other = new pg.Pool({ connectionString: db.url, max: 4 });
-    try {
-      const halt = new AbortController().signal;
-      const runs = await Promise.all(
-        [db.pool, other].map(async (pool) => {
-          const deps = { pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2', PITWALL_MAX_RPS: '0' }), logger: createSilentLogger(), fetch };
-          return createRunClient(deps, { runId: await runningRun('unpaced'), source: 'unpaced', counters: new RunCounters(), logger: deps.logger, halt });
-        }),
-      );
-      await Promise.all(runs.flatMap((api) => Array.from({ length: 8 }, () => api.get('/v2/schedules/years/', {}))));
-      expect(counts.peak).toBe(4);
-      expect((await db.pool.query(`SELECT count(*)::int AS n FROM pitwall.request_slots WHERE source = 'unpaced'`)).rows).toEqual([{ n: 0 }]);
-    } finally {
-      await other.end();
-    }
+    const counts = await withOtherPool((other) => sendFromRuns([{ pool: db.pool, source: 'unpaced' }, { pool: other, source: 'unpaced' }], { PITWALL_MAX_RPS: '0' }));
+    expect(counts.peak).toBe(4);
+    expect((await db.pool.query(`SELECT count(*)::int AS n FROM pitwall.request_slots WHERE source = 'unpaced'`)).rows).toEqual([{ n: 0 }]);
   });
 
   it("leaves another source's concurrency its own", async () => {
-    const { counts, fetch } = countingTransport();
-    const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '2', ...PACED }), logger: createSilentLogger(), fetch };
-    const halt = new AbortController().signal;
-    const runs = await Promise.all(
-      ['track-a', 'track-b'].map(async (source) => createRunClient(deps, { runId: await runningRun(source), source, counters: new RunCounters(), logger: deps.logger, halt })),
-    );
-    await Promise.all(runs.flatMap((api) => Array.from({ length: 8 }, () => api.get('/v2/schedules/years/', {}))));
+    const counts = await sendFromRuns([{ pool: db.pool, source: 'track-a' }, { pool: db.pool, source: 'track-b' }], PACED);
     expect(counts.peak).toBe(4);
   });
 });

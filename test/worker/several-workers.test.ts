@@ -84,8 +84,9 @@ describe('three worker processes on one database, three sources, an empty wareho
               (SELECT count(*)::int FROM analytics.event_results) AS results,
               (SELECT count(DISTINCT (event_id, class_id, race_number, row_index))::int FROM mrp.results) AS result_keys`,
     );
-    expect(shared[0]!.shared).toBeGreaterThan(0);
-    expect(shared[0]).toEqual({ ...shared[0], events: shared[0]!.ids, results: shared[0]!.result_keys });
+    const { events, ids, shared: sharedEvents, results, result_keys: resultKeys } = shared[0]!;
+    expect(sharedEvents).toBeGreaterThan(0);
+    expect({ events, results }).toEqual({ events: ids, results: resultKeys });
     const bySite = sim.requests().bySite;
     for (const [i, name] of SITES.entries()) {
       const sent = runs.filter((r) => r.source === name).reduce((n, r) => n + r.requests, 0);
