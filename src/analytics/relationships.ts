@@ -1,6 +1,6 @@
 /**
- * How the warehouse tables join. The ER diagram is drawn from this list, migration 0016 declares
- * a foreign key for each join marked `enforced` (DEFERRABLE INITIALLY DEFERRED, so the order of
+ * How the warehouse tables join. The ER diagram is drawn from this list, migrations 0016 and 0019
+ * declare a foreign key for each join marked `enforced` (DEFERRABLE INITIALLY DEFERRED, so the order of
  * writes inside a scope's transaction stays free; BI tools read them to offer joins), and
  * docs/warehouse.md says for every other join why it has none.
  * test/analytics/relationships.test.ts checks that the constraints in the database are exactly
@@ -25,7 +25,7 @@ export interface Relationship {
 
 const same = (...columns: string[]) => columns.map((c) => [c, c] as const);
 
-/** The foreign key's name in the database (migration 0016). */
+/** The foreign key's name in the database (migrations 0016 and 0019). */
 export const constraintName = (r: Relationship): string => `${r.child}_${r.parent}_fk`;
 
 const OTHER_SCOPE = 'written from another request than the child, in its own transaction, which may fail, be skipped or not be walked by the job that writes the child';
@@ -64,7 +64,13 @@ export const RELATIONSHIPS: readonly Relationship[] = [
   { parent: 'drivers', child: 'point_standings', on: same('driver_id'), enforced: true },
   { parent: 'point_standings', child: 'point_standings_history', on: same('schedule_id', 'class_id', 'driver_id'), enforced: true },
   { parent: 'sync_runs', child: 'rejects', on: [['run_id', 'run_id']], global: true, enforced: true },
-  { parent: 'sync_runs', child: 'sync_state', on: [['last_run_id', 'run_id']], global: true, enforced: true },
+  {
+    parent: 'sync_runs',
+    child: 'sync_state',
+    on: [['last_run_id', 'run_id']],
+    global: true,
+    enforced: 'holds by construction (a run writes its scopes\' state), but a key locked the run\'s one row at every scope\'s commit, from each of its concurrent transactions: about 2 % of PostgreSQL\'s CPU per full sync (docs/performance.md); dropped by migration 0019',
+  },
 ];
 
 const SCHEMA_OF: Readonly<Record<string, string>> = { sync_runs: 'pitwall', sync_state: 'pitwall', rejects: 'pitwall', point_standings_history: 'analytics' };
@@ -72,5 +78,5 @@ const SCHEMA_OF: Readonly<Record<string, string>> = { sync_runs: 'pitwall', sync
 /** A table named in RELATIONSHIPS, with its schema. */
 export const qualifiedTable = (table: string): string => `${SCHEMA_OF[table] ?? 'mrp'}.${table}`;
 
-/** The join's column pairs as the foreign key has them: `source` first unless the ids are global. */
-export const keyPairs = (r: Relationship): ReadonlyArray<readonly [string, string]> => (r.global ? r.on : [['source', 'source'], ...r.on]);
+/** The join's column pairs as the foreign key has them: `source` last (as in every key), unless the ids are global. */
+export const keyPairs = (r: Relationship): ReadonlyArray<readonly [string, string]> => (r.global ? r.on : [...r.on, ['source', 'source']]);

@@ -17,7 +17,7 @@ export interface TableMeta {
    * upstream's key. A load writes one source's rows, so the loaders pass the source as one value.
    */
   keyColumns: string[];
-  /** Whether the table has the `source` column (first in its key): every mrp table does. */
+  /** Whether the table has the `source` column (last in its key): every mrp table does. */
   sourced: boolean;
   /** Every column that is neither a key, nor `source`, nor bookkeeping (unquoted), in table order. */
   contentColumns: string[];
@@ -59,7 +59,7 @@ export function tableMeta(table: PgTable): TableMeta {
   const composite = config.primaryKeys[0];
   const declaredKey = composite ? composite.columns.map((c) => c.name) : config.columns.filter((c) => c.primary).map((c) => c.name);
   const sourced = columns.some((c) => c.name === SOURCE_COLUMN);
-  if (sourced && declaredKey[0] !== SOURCE_COLUMN) throw new Error(`table ${config.name} has a source column that does not lead its key`);
+  if (sourced && declaredKey.at(-1) !== SOURCE_COLUMN) throw new Error(`table ${config.name} has a source column that does not end its key`);
   const keyColumns = declaredKey.filter((c) => c !== SOURCE_COLUMN);
   if (keyColumns.length === 0) throw new Error(`table ${config.name} has no primary key; the loaders need one`);
   for (const name of BOOKKEEPING_COLUMNS) {

@@ -30,7 +30,7 @@ export const pointStandingsHistory = analytics.table(
     run_id: bigint('run_id', { mode: 'number' }),
   },
   (t) => [
-    uniqueIndex('point_standings_history_current_key').on(t.source, t.schedule_id, t.class_id, t.driver_id).where(sql`valid_to IS NULL`),
-    index('point_standings_history_key_idx').on(t.source, t.schedule_id, t.class_id, t.driver_id, t.valid_from),
+    uniqueIndex('point_standings_history_current_key').on(t.schedule_id, t.class_id, t.driver_id, t.source).where(sql`valid_to IS NULL`),
+    index('point_standings_history_key_idx').on(t.schedule_id, t.class_id, t.driver_id, t.source, t.valid_from),
   ],
 );

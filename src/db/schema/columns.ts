@@ -8,8 +8,10 @@ export const DEFAULT_SOURCE = 'default';
 export const SOURCE_COLUMN = 'source';
 
 /**
- * `source`: the name of the source (one API key, one site) whose responses produced the row,
- * first in every key, so each source's rows, deletions and progress stay its own. The default
+ * `source`: the name of the source (one API key, one site) whose responses produced the row, in
+ * every key, so each source's rows, deletions and progress stay its own. In the `mrp` keys it
+ * comes last: first, it would begin every comparison in the index with a text comparison that
+ * decides nothing in a warehouse of one source (migration 0019 has the figures). The default
  * names the single source of a warehouse without a PITWALL_SOURCES file (and the rows of a
  * warehouse made before sources existed); pitwall's own writes always name it.
  */

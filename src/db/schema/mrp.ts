@@ -28,7 +28,7 @@ export const scheduleYears = mrp.table(
     schedule_count: integer('schedule_count'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.year] })],
+  (t) => [primaryKey({ columns: [t.year, t.source] })],
 );
 
 export const schedules = mrp.table(
@@ -42,7 +42,7 @@ export const schedules = mrp.table(
     event_count: integer('event_count'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.schedule_id] }), index('schedules_year_idx').on(t.schedule_year)],
+  (t) => [primaryKey({ columns: [t.schedule_id, t.source] }), index('schedules_year_idx').on(t.schedule_year)],
 );
 
 export const events = mrp.table(
@@ -55,7 +55,7 @@ export const events = mrp.table(
     event_description: text('event_description'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.event_id] }), index('events_date_idx').on(t.event_date)],
+  (t) => [primaryKey({ columns: [t.event_id, t.source] }), index('events_date_idx').on(t.event_date)],
 );
 
 export const scheduleEvents = mrp.table(
@@ -66,7 +66,7 @@ export const scheduleEvents = mrp.table(
     event_id: integer('event_id').notNull(),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.schedule_id, t.event_id] }), index('schedule_events_event_idx').on(t.event_id)],
+  (t) => [primaryKey({ columns: [t.schedule_id, t.event_id, t.source] }), index('schedule_events_event_idx').on(t.event_id)],
 );
 
 export const eventClasses = mrp.table(
@@ -79,7 +79,7 @@ export const eventClasses = mrp.table(
     class_name_override: text('class_name_override'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.event_id, t.class_id] }), index('event_classes_class_idx').on(t.class_id)],
+  (t) => [primaryKey({ columns: [t.event_id, t.class_id, t.source] }), index('event_classes_class_idx').on(t.class_id)],
 );
 
 export const classes = mrp.table(
@@ -90,7 +90,7 @@ export const classes = mrp.table(
     class_name: text('class_name'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.class_id] })],
+  (t) => [primaryKey({ columns: [t.class_id, t.source] })],
 );
 
 export const drivers = mrp.table(
@@ -106,7 +106,7 @@ export const drivers = mrp.table(
     country: text('country'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.driver_id] }), index('drivers_last_name_idx').on(t.last_name)],
+  (t) => [primaryKey({ columns: [t.driver_id, t.source] }), index('drivers_last_name_idx').on(t.last_name)],
 );
 
 export const races = mrp.table(
@@ -122,7 +122,7 @@ export const races = mrp.table(
     ...bookkeeping(),
     ...outerRaw(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.event_id, t.class_id, t.race_number] })],
+  (t) => [primaryKey({ columns: [t.event_id, t.class_id, t.race_number, t.source] })],
 );
 
 export const results = mrp.table(
@@ -146,7 +146,7 @@ export const results = mrp.table(
     ...outerRaw(),
   },
   (t) => [
-    primaryKey({ columns: [t.source, t.event_id, t.class_id, t.race_number, t.row_index] }),
+    primaryKey({ columns: [t.event_id, t.class_id, t.race_number, t.row_index, t.source] }),
     index('results_driver_idx').on(t.driver_id),
     index('results_class_idx').on(t.class_id),
   ],
@@ -167,7 +167,7 @@ export const lineups = mrp.table(
     ...outerRaw(),
   },
   (t) => [
-    primaryKey({ columns: [t.source, t.event_id, t.class_id, t.race_number, t.start_position] }),
+    primaryKey({ columns: [t.event_id, t.class_id, t.race_number, t.start_position, t.source] }),
     index('lineups_driver_idx').on(t.driver_id),
   ],
 );
@@ -183,7 +183,7 @@ export const entryList = mrp.table(
     ...bookkeeping(),
     ...outerRaw(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.event_id, t.class_id, t.driver_id] }), index('entry_list_driver_idx').on(t.driver_id)],
+  (t) => [primaryKey({ columns: [t.event_id, t.class_id, t.driver_id, t.source] }), index('entry_list_driver_idx').on(t.driver_id)],
 );
 
 export const driverPasses = mrp.table(
@@ -199,7 +199,7 @@ export const driverPasses = mrp.table(
     ...bookkeeping(),
   },
   (t) => [
-    primaryKey({ columns: [t.source, t.event_id, t.class_id, t.driver_id] }),
+    primaryKey({ columns: [t.event_id, t.class_id, t.driver_id, t.source] }),
     index('driver_passes_driver_idx').on(t.driver_id),
   ],
 );
@@ -219,7 +219,7 @@ export const resultsFeed = mrp.table(
     ...bookkeeping(),
     ...outerRaw(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.event_id, t.class_id, t.finish] })],
+  (t) => [primaryKey({ columns: [t.event_id, t.class_id, t.finish, t.source] })],
 );
 
 export const driverStats = mrp.table(
@@ -237,7 +237,7 @@ export const driverStats = mrp.table(
     avg_finish: numeric('avg_finish'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.driver_id, t.class_id, t.year] })],
+  (t) => [primaryKey({ columns: [t.driver_id, t.class_id, t.year, t.source] })],
 );
 
 export const pointYears = mrp.table(
@@ -248,7 +248,7 @@ export const pointYears = mrp.table(
     schedule_count: integer('schedule_count'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.year] })],
+  (t) => [primaryKey({ columns: [t.year, t.source] })],
 );
 
 export const pointSchedules = mrp.table(
@@ -262,7 +262,7 @@ export const pointSchedules = mrp.table(
     class_count: integer('class_count'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.schedule_id] }), index('point_schedules_year_idx').on(t.schedule_year)],
+  (t) => [primaryKey({ columns: [t.schedule_id, t.source] }), index('point_schedules_year_idx').on(t.schedule_year)],
 );
 
 export const pointClasses = mrp.table(
@@ -276,7 +276,7 @@ export const pointClasses = mrp.table(
     points_as_of: eventDate('points_as_of'),
     ...bookkeeping(),
   },
-  (t) => [primaryKey({ columns: [t.source, t.schedule_id, t.class_id] })],
+  (t) => [primaryKey({ columns: [t.schedule_id, t.class_id, t.source] })],
 );
 
 /**
@@ -306,7 +306,7 @@ export const pointStandings = mrp.table(
     ...outerRaw(),
   },
   (t) => [
-    primaryKey({ columns: [t.source, t.schedule_id, t.class_id, t.driver_id] }),
+    primaryKey({ columns: [t.schedule_id, t.class_id, t.driver_id, t.source] }),
     index('point_standings_driver_idx').on(t.driver_id),
   ],
 );
