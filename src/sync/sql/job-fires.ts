@@ -60,31 +60,42 @@ export async function fireQueuedAt(db: pg.Pool, fire: JobFire): Promise<Date | n
   return rows[0]?.queued_at ?? null;
 }
 
-/** An engine job whose run died: the job, how often it has been taken, and the worker holding it. */
-export interface DeadRunJob {
+/** An engine job held by a dead worker: the job, how often it has been taken, and the worker holding it. */
+export interface DeadWorkerJob {
   id: string;
   attempts: number;
   lockedBy: string;
 }
 
 /**
- * Engine jobs whose run died: the latest run of the job's source and job, started after the
- * engine job was taken, is `abandoned` (its process stopped beating and its advisory lock is
- * free, see markDeadRuns). graphile-worker itself would keep such a job locked for four hours.
- * The job's source and job are read back from its queue's name (syncQueueName).
+ * Engine jobs held by a worker that died, which graphile-worker itself would keep locked for four
+ * hours. The job's source and job are read back from its queue's name (syncQueueName); its run is
+ * the latest run of those started since the job was taken, a manual `sync` left aside (it is not
+ * the job's, and may run while the job waits). A job is held by a dead worker when
+ * - its run is `abandoned` (its process stopped beating and its advisory lock is free, see
+ *   markDeadRuns), or
+ * - it has no run at all `unstartedAfterMs` after it was taken: a live worker writes its run's row
+ *   within moments of taking a job (a `skipped` one when another process holds the job's lock),
+ *   so the worker died in between;
+ * and no job of the same worker has a run still `running`, since the engine unlocks a worker's
+ * jobs all together: a live worker's run is never handed to a second one.
  */
-export async function jobsOfDeadRuns(db: pg.Pool): Promise<DeadRunJob[]> {
+export async function jobsOfDeadWorkers(db: pg.Pool, unstartedAfterMs: number): Promise<DeadWorkerJob[]> {
   const { rows } = await queryWithRetry<{ id: string; attempts: number; locked_by: string }>(
     db,
-    `SELECT j.id::text AS id, j.attempts, j.locked_by
-       FROM graphile_worker.jobs j
-       CROSS JOIN LATERAL (
-         SELECT r.status FROM pitwall.sync_runs r
-          WHERE r.source = split_part(j.queue_name, ':', 2) AND r.job = split_part(j.queue_name, ':', 3)
-            AND r.started_at >= j.locked_at
-          ORDER BY r.run_id DESC LIMIT 1) latest
-      WHERE j.task_identifier = $1 AND j.locked_by IS NOT NULL AND latest.status = 'abandoned'`,
-    [SYNC_TASK],
+    `WITH taken AS (
+       SELECT j.id, j.attempts, j.locked_by, j.locked_at, latest.status
+         FROM graphile_worker.jobs j
+         LEFT JOIN LATERAL (
+           SELECT r.status FROM pitwall.sync_runs r
+            WHERE r.source = split_part(j.queue_name, ':', 2) AND r.job = split_part(j.queue_name, ':', 3)
+              AND r.trigger <> 'manual' AND r.started_at >= j.locked_at
+            ORDER BY r.run_id DESC LIMIT 1) latest ON true
+        WHERE j.task_identifier = $1 AND j.locked_by IS NOT NULL)
+     SELECT t.id::text AS id, t.attempts, t.locked_by FROM taken t
+      WHERE (t.status = 'abandoned' OR (t.status IS NULL AND t.locked_at < now() - make_interval(secs => $2::double precision / 1000)))
+        AND NOT EXISTS (SELECT 1 FROM taken o WHERE o.locked_by = t.locked_by AND o.status = 'running')`,
+    [SYNC_TASK, unstartedAfterMs],
   );
   return rows.map((r) => ({ id: r.id, attempts: r.attempts, lockedBy: r.locked_by }));
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../../log.js';
 import { STALE_AFTER_MS } from '../../sync/heartbeat.js';
 import { JOB_NAMES } from '../../sync/jobs.js';
 import { markDeadRuns } from '../../sync/sql/dead-runs.js';
-import { jobsOfDeadRuns, SYNC_TASK } from '../../sync/sql/job-fires.js';
+import { jobsOfDeadWorkers, SYNC_TASK } from '../../sync/sql/job-fires.js';
 import type { RunSummary } from '../../sync/summary.js';
 import { catchUpDelayMs } from '../catch-up-delay.js';
 
@@ -25,6 +25,16 @@ const POLL_INTERVAL_MS = 2_000;
  * with 3 s for the new run to start. 30 s with the defaults.
  */
 export const TAKEOVER_BOUND_MS = STALE_AFTER_MS + DEAD_JOB_SWEEP_MS + POLL_INTERVAL_MS + 3_000;
+
+/**
+ * A job taken this long ago without a run is held by a worker that died between taking it and
+ * recording its run (a live one records it within moments; see jobsOfDeadWorkers). Four times a
+ * run's staleness, so a worker waiting briefly for a database connection is never taken for dead.
+ */
+export const UNSTARTED_JOB_AFTER_MS = 4 * STALE_AFTER_MS;
+
+/** The bound on such a job starting again elsewhere, from when the dead worker took it: 75 s with the defaults. */
+export const UNSTARTED_TAKEOVER_BOUND_MS = UNSTARTED_JOB_AFTER_MS + DEAD_JOB_SWEEP_MS + POLL_INTERVAL_MS + 3_000;
 
 /** What a queued job asks for: the payload names the source, never its key. */
 const payloadSchema = z.object({
@@ -81,7 +91,8 @@ export function engineLogger(logger: Logger): GraphileLogger {
  * A run's failure is recorded by the run and ends its engine job, since the next fire tries again.
  * A run interrupted by its worker stopping hands its job back to the queue (a failed attempt),
  * so another worker resumes it from the sync state. A worker that dies holds its job until the
- * sweep below finds the job's run abandoned and unlocks the dead worker's jobs: at once after a
+ * sweep below finds the job's run abandoned, or finds no run for the job long after it was taken
+ * (the worker died before recording one), and unlocks the dead worker's jobs: at once after a
  * first death, after the catch-up backoff when the job's runs have died before.
  */
 export async function startJobEngine(options: JobEngineOptions): Promise<JobEngine> {
@@ -125,7 +136,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
   let sweeping = Promise.resolve();
   const sweep = async () => {
     await markDeadRuns(pool);
-    const dead = await jobsOfDeadRuns(pool);
+    const dead = await jobsOfDeadWorkers(pool, UNSTARTED_JOB_AFTER_MS);
     if (dead.length === 0) return;
     await utils.forceUnlockWorkers([...new Set(dead.map((j) => j.lockedBy))]);
     // A job whose runs keep dying (a run that kills its process) waits as a failing catch-up
@@ -135,7 +146,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
     }
     logger.warn(
       { jobs: dead.map((j) => ({ id: j.id, attempts: j.attempts, worker: j.lockedBy })) },
-      'jobs of workers whose runs died handed back to the queue (at once on a first attempt, after the catch-up backoff on later ones)',
+      'jobs of dead workers (their runs abandoned, or never started) handed back to the queue (at once on a first attempt, after the catch-up backoff on later ones)',
     );
   };
   const timer = setInterval(() => {
