@@ -87,7 +87,7 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
   // stand between the server's user and a directory it could otherwise reach.
   mkdirSync(dirname(dir), { recursive: true });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const opened = await withDataDirLock(dir, options.purpose, async () => {
+  const opened = await withDataDirLock(dir, options.purpose, async (): Promise<Opened> => {
     const place = clusterPlace(dir, user);
     const layout: Layout = { dir, data: place.data, tools };
     // The server's user must pass through the directory to its data directory; the password
@@ -101,24 +101,56 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
     registerClient(dir, options.purpose);
     return { layout, port, started: running === null, password, notice: place.notice };
   });
-  const { layout, port, started, password, notice } = opened;
-  const startMs = Math.round(performance.now() - began);
   // Clusters kept outside their warehouse directory (root only) whose directory is gone are
   // stopped at once and removed a day later (cluster-home.ts). After this directory's own
   // cluster is placed, so that a directory just moved takes its cluster back first. Housekeeping: it runs beside the command
   // (stopping an orphan's server takes seconds), close() waits for it, and a failure is left for
   // the next open to retry, never this command's.
   const sweeping = user ? sweepOrphanClusters(tools, { report: options.onHousekeeping }).then(() => undefined, () => undefined) : Promise.resolve();
+  return serverHandle(opened, options.purpose, began, sweeping);
+}
+
+/**
+ * The server of a warehouse directory when it is already running (another pitwall process uses
+ * it), joined as `openEmbeddedServer` joins it; null when it is not running or the directory holds
+ * no warehouse. Nothing is created, started or placed: for a command that must not need a
+ * warehouse but should use one that is up (`probe` sharing its sources' pace).
+ */
+export async function joinRunningEmbeddedServer(options: Pick<EmbeddedServerOptions, 'dir' | 'purpose'>): Promise<EmbeddedServer | null> {
+  const began = performance.now();
+  const dir = resolve(options.dir);
+  if (!existsSync(join(dir, PASSWORD_FILE))) return null;
+  const user = serverUser();
+  const layout: Layout = { dir, data: currentClusterData(dir), tools: { user, bin: postgresBinaries(user) } };
+  const joined = await withDataDirLock(dir, options.purpose, async () => {
+    const password = readFileSync(join(dir, PASSWORD_FILE), 'utf8').trim();
+    const port = await runningPort(layout, password);
+    if (port === null) return null;
+    registerClient(dir, options.purpose);
+    return { layout, port, started: false, password, notice: undefined };
+  });
+  return joined && serverHandle(joined, options.purpose, began, Promise.resolve());
+}
+
+interface Opened {
+  layout: Layout;
+  port: number;
+  started: boolean;
+  password: string;
+  notice: string | undefined;
+}
+
+function serverHandle({ layout, port, started, password, notice }: Opened, purpose: string, began: number, sweeping: Promise<void>): EmbeddedServer {
   const url = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   let closed: Promise<void> | undefined;
   return {
     url,
     port,
-    dir,
+    dir: layout.dir,
     started,
     notice,
-    startMs,
-    close: () => (closed ??= sweeping.then(() => withDataDirLock(dir, `${options.purpose} (leaving)`, () => leave(layout, url)))),
+    startMs: Math.round(performance.now() - began),
+    close: () => (closed ??= sweeping.then(() => withDataDirLock(layout.dir, `${purpose} (leaving)`, () => leave(layout, url)))),
   };
 }
 

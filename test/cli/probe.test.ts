@@ -1,11 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 
+import { currentClusterData } from '../../src/embedded/cluster-home.js';
+import { openEmbeddedServer } from '../../src/embedded/server.js';
 import { PROBE_ATTEMPTS, retryAllowance } from '../../src/probe/sample.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { ENDPOINTS } from '../../src/sync/endpoints.js';
@@ -206,4 +209,48 @@ describe('pitwall probe beside a warehouse', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('not migrated; the probe keeps to PITWALL_MAX_RPS on its own');
   });
+});
+
+describe('pitwall probe beside the embedded warehouse', () => {
+  it('shares the pace while the warehouse\'s server runs, and never starts it', async () => {
+    const sim = await simulator();
+    const dir = tempDir();
+    const env = { ...envFor(sim.url, sim.key), PITWALL_DATA_DIR: dir, PITWALL_MAX_RPS: '50', PITWALL_GLOBAL_MAX_RPS: '0' };
+    // A migrated warehouse whose server is down (the last command to leave it stopped it).
+    expect((await runCli(['migrate'], env, 120_000)).code).toBe(0);
+    const pidFile = join(currentClusterData(dir), 'postmaster.pid');
+    expect(existsSync(pidFile)).toBe(false);
+    const alone = await runCli(['probe', '--json', '--log-level', 'debug'], env);
+    expect(alone.code).toBe(0);
+    expect(alone.stderr).toContain('server is not running, so no sync is using it');
+    expect(existsSync(pidFile)).toBe(false);
+
+    // Up, as a worker keeps it: the probe joins it, and its requests wait behind the 5 s reserved.
+    const server = await openEmbeddedServer({ dir, purpose: 'a worker, for the test' });
+    try {
+      const pool = new pg.Pool({ connectionString: server.url, max: 1 });
+      try {
+        const { rows: reserved } = await pool.query<{ until: Date }>(
+          `INSERT INTO pitwall.request_pace (source, next_at) VALUES ('default', clock_timestamp() + interval '5 seconds')
+           ON CONFLICT (source) DO UPDATE SET next_at = excluded.next_at RETURNING next_at AS until`,
+        );
+        const before = sim.requests().total;
+        const started = performance.now();
+        const r = await runCli(['probe', '--json'], env);
+        expect(r.code).toBe(0);
+        expect(performance.now() - started).toBeGreaterThan(4_800);
+        const { rows } = await pool.query<{ ahead_ms: number }>(
+          `SELECT extract(epoch FROM next_at - $1::timestamptz)::float8 * 1000 AS ahead_ms FROM pitwall.request_pace WHERE source = 'default'`,
+          [reserved[0]!.until],
+        );
+        expect(rows[0]!.ahead_ms).toBeGreaterThanOrEqual((sim.requests().total - before) * 20 - 1);
+      } finally {
+        await pool.end();
+      }
+      // The probe left the server to the process that uses it.
+      expect(existsSync(pidFile)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 });
