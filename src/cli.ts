@@ -28,7 +28,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import('./commands/drift.js'),
   },
   probe: {
-    summary: 'ask the upstream for one small sample of each endpoint (at most 20 first requests, --max-requests N; writes nothing; shares the request pace in the warehouse when DATABASE_URL is set) and print their shape report, per source (--source NAME, --save DIR, --json, --suggest)',
+    summary: 'ask the upstream for one small sample of each endpoint (at most 20 first requests, --max-requests N; writes nothing; shares the request pace in the warehouse at DATABASE_URL, or in the embedded one while its server runs) and print their shape report, per source (--source NAME, --save DIR, --json, --suggest)',
     load: () => import('./commands/probe.js'),
   },
   worker: { summary: 'run the live, season and full jobs on their cron schedules until stopped', load: () => import('./commands/worker.js') },
