@@ -180,25 +180,34 @@ async function startFlakyProxy(target: string): Promise<{ url: string; close: ()
   };
 }
 
+/**
+ * A sync elsewhere has reserved the default source's slots for the next 5 s: a probe run with
+ * `env` (at 50 requests/s) waits for them, and its requests take the slots after them, moving the
+ * pace on by at least 1/50 s each.
+ */
+async function probeBehindReservedPace(pool: pg.Pool, sim: RunningSimulator, env: Record<string, string>): Promise<void> {
+  const { rows: reserved } = await pool.query<{ until: Date }>(
+    `INSERT INTO pitwall.request_pace (source, next_at) VALUES ('default', clock_timestamp() + interval '5 seconds')
+     ON CONFLICT (source) DO UPDATE SET next_at = excluded.next_at RETURNING next_at AS until`,
+  );
+  const before = sim.requests().total;
+  const started = performance.now();
+  const r = await runCli(['probe', '--json'], env);
+  expect(r.code).toBe(0);
+  expect(performance.now() - started).toBeGreaterThan(4_800);
+  const { rows } = await pool.query<{ ahead_ms: number }>(
+    `SELECT extract(epoch FROM next_at - $1::timestamptz)::float8 * 1000 AS ahead_ms FROM pitwall.request_pace WHERE source = 'default'`,
+    [reserved[0]!.until],
+  );
+  expect(rows[0]!.ahead_ms).toBeGreaterThanOrEqual((sim.requests().total - before) * 20 - 1);
+}
+
 describe('pitwall probe beside a warehouse', () => {
   const db = useDatabase();
 
   it('takes its requests\' slots from the source\'s shared pace, where syncs and workers take theirs', async () => {
     const sim = await simulator();
-    // A sync elsewhere has reserved the key's slots for the next 5 s: the probe's first request waits for them.
-    const { rows: reserved } = await db.pool.query<{ until: Date }>(
-      `INSERT INTO pitwall.request_pace (source, next_at) VALUES ('default', clock_timestamp() + interval '5 seconds') RETURNING next_at AS until`,
-    );
-    const started = performance.now();
-    const r = await runCli(['probe', '--json'], { ...envFor(sim.url, sim.key), DATABASE_URL: db.url, PITWALL_MAX_RPS: '50', PITWALL_GLOBAL_MAX_RPS: '0' });
-    expect(r.code).toBe(0);
-    expect(performance.now() - started).toBeGreaterThan(4_800);
-    // Its requests took the slots after the reserved ones: the pace moved on by one 1/50 s per request.
-    const { rows } = await db.pool.query<{ ahead_ms: number }>(
-      `SELECT extract(epoch FROM next_at - $1::timestamptz)::float8 * 1000 AS ahead_ms FROM pitwall.request_pace WHERE source = 'default'`,
-      [reserved[0]!.until],
-    );
-    expect(rows[0]!.ahead_ms).toBeGreaterThanOrEqual(sim.requests().total * 20 - 1);
+    await probeBehindReservedPace(db.pool, sim, { ...envFor(sim.url, sim.key), DATABASE_URL: db.url, PITWALL_MAX_RPS: '50', PITWALL_GLOBAL_MAX_RPS: '0' });
   });
 
   it('keeps to its own rate where the warehouse is not migrated', async () => {
@@ -230,20 +239,7 @@ describe('pitwall probe beside the embedded warehouse', () => {
     try {
       const pool = new pg.Pool({ connectionString: server.url, max: 1 });
       try {
-        const { rows: reserved } = await pool.query<{ until: Date }>(
-          `INSERT INTO pitwall.request_pace (source, next_at) VALUES ('default', clock_timestamp() + interval '5 seconds')
-           ON CONFLICT (source) DO UPDATE SET next_at = excluded.next_at RETURNING next_at AS until`,
-        );
-        const before = sim.requests().total;
-        const started = performance.now();
-        const r = await runCli(['probe', '--json'], env);
-        expect(r.code).toBe(0);
-        expect(performance.now() - started).toBeGreaterThan(4_800);
-        const { rows } = await pool.query<{ ahead_ms: number }>(
-          `SELECT extract(epoch FROM next_at - $1::timestamptz)::float8 * 1000 AS ahead_ms FROM pitwall.request_pace WHERE source = 'default'`,
-          [reserved[0]!.until],
-        );
-        expect(rows[0]!.ahead_ms).toBeGreaterThanOrEqual((sim.requests().total - before) * 20 - 1);
+        await probeBehindReservedPace(pool, sim, env);
       } finally {
         await pool.end();
       }

@@ -20,11 +20,13 @@ export const DEAD_JOB_SWEEP_MS = 10_000;
 const POLL_INTERVAL_MS = 2_000;
 
 /**
- * The bound on a dead worker's job starting again elsewhere, from its run's last heartbeat: found
- * dead after STALE_AFTER_MS, by a sweep at most DEAD_JOB_SWEEP_MS later, taken at the next poll,
- * with 3 s for the new run to start. 30 s with the defaults.
+ * From a dead worker's job being found to its run starting elsewhere: a sweep at most
+ * DEAD_JOB_SWEEP_MS later, the next poll, and 3 s for the new run to start.
  */
-export const TAKEOVER_BOUND_MS = STALE_AFTER_MS + DEAD_JOB_SWEEP_MS + POLL_INTERVAL_MS + 3_000;
+export const HAND_ON_MS = DEAD_JOB_SWEEP_MS + POLL_INTERVAL_MS + 3_000;
+
+/** The bound on a dead worker's job starting again elsewhere, from its run's last heartbeat (found dead after STALE_AFTER_MS): 30 s with the defaults. */
+export const TAKEOVER_BOUND_MS = STALE_AFTER_MS + HAND_ON_MS;
 
 /**
  * A job taken this long ago without a run is held by a worker that died between taking it and
@@ -34,7 +36,7 @@ export const TAKEOVER_BOUND_MS = STALE_AFTER_MS + DEAD_JOB_SWEEP_MS + POLL_INTER
 export const UNSTARTED_JOB_AFTER_MS = 4 * STALE_AFTER_MS;
 
 /** The bound on such a job starting again elsewhere, from when the dead worker took it: 75 s with the defaults. */
-export const UNSTARTED_TAKEOVER_BOUND_MS = UNSTARTED_JOB_AFTER_MS + DEAD_JOB_SWEEP_MS + POLL_INTERVAL_MS + 3_000;
+export const UNSTARTED_TAKEOVER_BOUND_MS = UNSTARTED_JOB_AFTER_MS + HAND_ON_MS;
 
 /** What a queued job asks for: the payload names the source, never its key. */
 const payloadSchema = z.object({
