@@ -56,6 +56,7 @@ export const syncRuns = pitwall.table(
  * One row per request scope: an endpoint plus its canonical query string *without* the key.
  * `response_hash` lets an identical response skip processing entirely.
  * `status`: ok | invalid (RequestValid 0) | error.
+ * A scope whose failure repeats run after run is set aside (`set_aside_until`), docs/reliability.md.
  */
 export const syncState = pitwall.table(
   'sync_state',
@@ -70,6 +71,13 @@ export const syncState = pitwall.table(
     item_count: integer('item_count'),
     last_error: text('last_error'),
     last_run_id: bigint('last_run_id', { mode: 'number' }),
+    /** Of the last failure: where it happened (`receive`, `parse`, `check`, `extract`, `load`…) and its kind (`too-large`, `slow-body`, `http 404`…). */
+    failure_stage: text('failure_stage'),
+    failure_kind: text('failure_kind'),
+    /** Runs in a row whose visit of this scope failed with `failure_kind`; 0 once it loads. */
+    failed_runs: integer('failed_runs').notNull().default(0),
+    /** Set aside: runs skip the scope until then (a failure kind repeated in two runs in a row); NULL = tried every run. */
+    set_aside_until: tstz('set_aside_until'),
   },
   (t) => [primaryKey({ columns: [t.source, t.endpoint, t.params] })],
 );
