@@ -36,9 +36,15 @@ FROM node:${NODE_VERSION}-bookworm-slim
 # 50 MB live, yet peaked at ~310 MB resident uncapped; capped at 512 MB, at ~190 MB, for ~12%
 # more CPU. Raise it if a sync ever runs out of heap (a far higher PITWALL_CONCURRENCY holds
 # more responses at once).
+#
+# PITWALL_HTTP_HOST=0.0.0.0: the worker's endpoint (PITWALL_HTTP_PORT) listens on 127.0.0.1 by
+# default, which inside a container is the container's own loopback: a published port or another
+# container could not reach it. When the port is published beyond the host, set
+# PITWALL_HTTP_TOKEN too (docs/observe.md: What the endpoint exposes).
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-old-space-size=512 \
-    PITWALL_DATA_DIR=/data
+    PITWALL_DATA_DIR=/data \
+    PITWALL_HTTP_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=install /app ./
 RUN mkdir -p /data && chown node:node /data

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 import { z } from 'zod';
 
 import { ConfigError, type ConfigIssue } from './api/errors.js';
@@ -76,6 +78,13 @@ const shapesFile = z
     }
   });
 
+// An IP address (IPv6 with or without its brackets, which listen() does not take) or a host name.
+const listenHost = z
+  .string()
+  .trim()
+  .transform((s) => s.replace(/^\[(.*)\]$/, '$1'))
+  .refine((s) => isIP(s) !== 0 || /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(s));
+
 // Requests per second; 0 = unlimited.
 const rate = z
   .string()
@@ -109,6 +118,7 @@ const settings = z.object({
   settleDays: int(0),
   shutdownTimeoutMs: int(0, MAX_TIMER_MS),
   httpPort: int(0, 65535).optional(),
+  httpHost: listenHost,
   httpToken: z.string().trim().min(16).optional(),
   cronLive: cron,
   cronSeason: cron,
@@ -258,6 +268,13 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     default: undefined,
     description: 'Port of the worker\'s HTTP endpoint (health, metrics, status page); unset = no endpoint.',
     expected: 'an integer from 0 to 65535',
+  },
+  httpHost: {
+    env: 'PITWALL_HTTP_HOST',
+    flag: '--http-host',
+    default: '127.0.0.1',
+    description: 'Address the worker\'s HTTP endpoint listens on: the loopback interface by default; 0.0.0.0 (or ::) for every interface, as in a container whose port is published (then set PITWALL_HTTP_TOKEN).',
+    expected: 'an IP address or host name, e.g. 127.0.0.1, 0.0.0.0 or ::',
   },
   httpToken: {
     env: 'PITWALL_HTTP_TOKEN',

@@ -36,7 +36,15 @@ describe('loadConfig', () => {
     });
     expect(config.apiKey).toBeUndefined();
     expect(config.httpPort).toBeUndefined();
+    expect(config.httpHost).toBe('127.0.0.1');
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('takes an IP address or host name for PITWALL_HTTP_HOST, an IPv6 one with or without brackets', () => {
+    expect(loadConfig({}, { httpHost: '0.0.0.0' }).httpHost).toBe('0.0.0.0');
+    expect(loadConfig({ PITWALL_HTTP_HOST: '[::1]' }).httpHost).toBe('::1');
+    expect(loadConfig({ PITWALL_HTTP_HOST: 'localhost' }).httpHost).toBe('localhost');
+    expect(configError(() => loadConfig({ PITWALL_HTTP_HOST: 'http://0.0.0.0' })).message).toMatch(/^PITWALL_HTTP_HOST: expected an IP address or host name/);
   });
 
   it('lets flags override the environment, which overrides defaults; empty means unset', () => {

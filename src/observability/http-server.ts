@@ -19,8 +19,8 @@ export interface HealthReport {
 
 export interface ObservabilityServerOptions {
   port: number;
-  /** Listen address; all interfaces when omitted (a container's health check and a scraper both need to reach it). */
-  host?: string;
+  /** Listen address (PITWALL_HTTP_HOST): `127.0.0.1` keeps it to this machine, `0.0.0.0` or `::` opens it to every interface. */
+  host: string;
   health: () => Promise<HealthReport>;
   registry: Registry;
   logger: Logger;
@@ -31,8 +31,10 @@ export interface ObservabilityServerOptions {
 }
 
 export interface ObservabilityServer {
-  /** e.g. `http://127.0.0.1:9464`. */
+  /** Where a person or a test on this machine can reach it, e.g. `http://127.0.0.1:9464`. */
   url: string;
+  /** The address really bound, e.g. `http://0.0.0.0:9464` or `http://[::1]:9464`: what the log names. */
+  bound: string;
   /** Stops listening and ends open connections. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -50,13 +52,18 @@ const PAGE_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+/** `http://address:port`, an IPv6 address in brackets. */
+function httpUrl(address: string, port: number): string {
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+}
+
 /**
  * The address a person can open: a wildcard listen address (`::`, `0.0.0.0`) is no place to
  * browse to, and the loopback address reaches a server listening on every interface.
  */
 export function clickableUrl(address: string, port: number): string {
   if (address === '::' || address === '0.0.0.0') return `http://127.0.0.1:${port}`;
-  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  return httpUrl(address, port);
 }
 
 /** The worker's HTTP endpoint (PITWALL_HTTP_PORT): `/healthz`, `/metrics`, and the status page at `/` and `/status.json`. */
@@ -95,6 +102,7 @@ export async function startObservabilityServer(options: ObservabilityServerOptio
   let closed: Promise<void> | undefined;
   return {
     url: clickableUrl(address, port),
+    bound: httpUrl(address, port),
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -21,8 +21,6 @@ import { startScheduler, type ScheduledJob, type Scheduler } from './scheduler.j
 type Trigger = 'cron' | 'manual' | 'catch-up';
 
 export interface WorkerOptions {
-  /** Listen address of the health/metrics endpoint; all interfaces when omitted. */
-  httpHost?: string;
   /**
    * The sources whose jobs the worker runs (PITWALL_SOURCES), each on its own schedules and at
    * its own key's pace; one source, deps' own (`deps.source` with `deps.config`), when omitted.
@@ -129,7 +127,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
       const secrets = [...configSecrets(config), ...sourceSecrets(sources.map((s) => s.source))];
       server = await startObservabilityServer({
         port: config.httpPort,
-        ...(options.httpHost !== undefined ? { host: options.httpHost } : {}),
+        host: config.httpHost,
         health,
         registry: metrics.registry,
         logger,
@@ -140,7 +138,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
           }),
         ...(config.httpToken !== undefined ? { token: config.httpToken } : {}),
       });
-      logger.info({ url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');
+      logger.info({ listening: server.bound, url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');
     }
     if (config.jobQueue === 'postgres') {
       engine = await startJobEngine({

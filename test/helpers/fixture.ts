@@ -191,7 +191,7 @@ export function useWorker({ db, sim }: Warehouse, env: Record<string, string> = 
     () => [
       (async () => {
         const config = workerConfig(db, sim, env);
-        const w = createWorker({ pool: db.pool, config, logger: createSilentLogger(), now: simulatorClock(sim) }, { httpHost: '127.0.0.1' });
+        const w = createWorker({ pool: db.pool, config, logger: createSilentLogger(), now: simulatorClock(sim) });
         // A worker that failed to start may have started its endpoint: never recorded as
         // opened, it is stopped here.
         await w.start().catch(async (err: unknown) => {

@@ -118,6 +118,11 @@ function ownSockets(databasePorts: ReadonlySet<number>): Map<string, string> {
   return sockets;
 }
 
+/** The local addresses of this namespace's sockets listening on `port`, as the kernel has them (e.g. `0.0.0.0:9464`). */
+export function listeningOn(port: number): string[] {
+  return [...tcpTable().values()].filter((e) => e.listening && e.local.endsWith(`:${port}`)).map((e) => e.local);
+}
+
 /** This network namespace's TCP sockets by inode (IPv4 and IPv6). */
 function tcpTable(): Map<string, TcpEntry> {
   const table = new Map<string, TcpEntry>();

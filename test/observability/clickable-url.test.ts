@@ -13,16 +13,26 @@ describe('the address the endpoint logs', () => {
     expect(clickableUrl('192.0.2.7', 80)).toBe('http://192.0.2.7:80');
   });
 
-  it('answers there when listening on every interface', async () => {
-    const server = await startObservabilityServer({
-      port: 0,
-      health: () => Promise.resolve({ ok: true }),
-      registry: new Registry(),
-      logger: createSilentLogger(),
-    });
+  const start = (host: string) =>
+    startObservabilityServer({ port: 0, host, health: () => Promise.resolve({ ok: true }), registry: new Registry(), logger: createSilentLogger() });
+
+  it('answers there when listening on every interface, while naming the wildcard address it bound', async () => {
+    const server = await start('0.0.0.0');
     try {
-      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const port = new URL(server.url).port;
+      expect(server.url).toBe(`http://127.0.0.1:${port}`);
+      expect(server.bound).toBe(`http://0.0.0.0:${port}`);
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('names an IPv6 address it bound in brackets', async () => {
+    const server = await start('::1');
+    try {
+      expect(server.bound).toBe(server.url);
+      expect(server.bound).toMatch(/^http:\/\/\[::1\]:\d+$/);
     } finally {
       await server.close();
     }

@@ -56,4 +56,17 @@ describe('the deployment files', () => {
     const graceS = Number(/stop_grace_period: (\d+)s/.exec(services.worker!)?.[1]);
     expect(graceS * 1000).toBeGreaterThan(timeoutMs);
   });
+
+  it("opens the worker's endpoint to the container's every interface, saying why and naming the token", () => {
+    // The default (loopback) would be the container's own, which no published port reaches.
+    expect(CONFIG_VARIABLES.find((v) => v.env === 'PITWALL_HTTP_HOST')?.default).toBe('127.0.0.1');
+    const files = { Dockerfile: dockerfile, 'compose.yaml': services.worker!, 'compose.scale.yaml': read('compose.scale.yaml') };
+    for (const [name, text] of Object.entries(files)) {
+      const setting = /^\s*PITWALL_HTTP_HOST(=|: )"?0\.0\.0\.0"?$/m.exec(text);
+      expect(setting, name).not.toBeNull();
+      // The comment just above the setting (the Dockerfile's sits above its ENV's first line).
+      const comment = text.slice(0, setting!.index).split('\n').slice(-8).filter((l) => l.trim().startsWith('#')).join(' ');
+      expect(comment, name).toMatch(/PITWALL_HTTP_TOKEN/);
+    }
+  });
 });

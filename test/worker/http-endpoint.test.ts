@@ -20,7 +20,7 @@ describe("the worker's health and metrics endpoint", () => {
   beforeAll(async () => {
     [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 4 })]);
     const config = workerConfig(db, sim, { PITWALL_HTTP_PORT: '0', PITWALL_MAX_ATTEMPTS: '2' });
-    worker = createWorker({ pool: db.pool, config, logger: createSilentLogger(), now: simulatorClock(sim) }, { httpHost: '127.0.0.1' });
+    worker = createWorker({ pool: db.pool, config, logger: createSilentLogger(), now: simulatorClock(sim) });
     await worker.start();
   });
   afterAll(async () => {
@@ -67,10 +67,7 @@ describe("the worker's health and metrics endpoint", () => {
 describe('/healthz when the database is gone', () => {
   it('answers 503 with the reason', async () => {
     const [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 4 })]);
-    const worker = createWorker(
-      { pool: db.pool, config: workerConfig(db, sim, { PITWALL_HTTP_PORT: '0' }), logger: createSilentLogger() },
-      { httpHost: '127.0.0.1' },
-    );
+    const worker = createWorker({ pool: db.pool, config: workerConfig(db, sim, { PITWALL_HTTP_PORT: '0' }), logger: createSilentLogger() });
     try {
       await worker.start();
       // Dropped under the running worker, whose pool (and job queue's connection) stays open.

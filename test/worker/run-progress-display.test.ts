@@ -22,7 +22,7 @@ describe('a running run on the status page, /status.json, /metrics and pitwall s
     [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 8 })]);
     // Started first: at start it marks a running row whose job lock is free as abandoned.
     const config = workerConfig(db, sim, { PITWALL_HTTP_PORT: '0', PITWALL_CRON_LIVE: '0 4 1 1 *' });
-    worker = createWorker({ pool: db.pool, config, logger: createSilentLogger(), now: simulatorClock(sim) }, { httpHost: '127.0.0.1' });
+    worker = createWorker({ pool: db.pool, config, logger: createSilentLogger(), now: simulatorClock(sim) });
     await worker.start();
     const summary = { tables: { events: { inserted: 12, updated: 0, unchanged: 0, deleted: 0, rejected: 0, fieldErrors: 0 }, drivers: { inserted: 0, updated: 0, unchanged: 40, deleted: 0, rejected: 0, fieldErrors: 0 } } };
     const { rows } = await db.pool.query<{ run_id: number }>(

@@ -22,7 +22,7 @@ describe('a worker of two sources', () => {
       name: NAMES[i]!,
       config: { ...workerConfig(db, sim, { PITWALL_HTTP_PORT: '0', PITWALL_CRON_LIVE: i === 0 ? '0 0 1 1 *' : '0 0 2 2 *' }), apiKey: site.key },
     }));
-    const worker = createWorker({ pool: db.pool, config: sources[0]!.config, logger: createSilentLogger(), now: simulatorClock(sim) }, { sources, httpHost: '127.0.0.1' });
+    const worker = createWorker({ pool: db.pool, config: sources[0]!.config, logger: createSilentLogger(), now: simulatorClock(sim) }, { sources });
     stops.push(() => worker.stop());
     await worker.start();
     // The second source's key refused: its run fails, and it has no last success to show.

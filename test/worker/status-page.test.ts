@@ -29,7 +29,7 @@ describe('the status page after real runs', () => {
   beforeAll(async () => {
     [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 5 })]);
     const config = workerConfig(db, sim, { PITWALL_HTTP_PORT: '0', PITWALL_MAX_ATTEMPTS: '1' });
-    worker = createWorker({ pool: db.pool, config, logger: createSilentLogger(), now: simulatorClock(sim) }, { httpHost: '127.0.0.1' });
+    worker = createWorker({ pool: db.pool, config, logger: createSilentLogger(), now: simulatorClock(sim) });
     await worker.start();
     full = await worker.runJob('full');
     sim.setFaults({ rate: 1, kinds: ['http503'], retryAfterSeconds: 0 });
@@ -146,7 +146,7 @@ describe('PITWALL_HTTP_TOKEN', () => {
   beforeAll(async () => {
     [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 5 })]);
     const config = workerConfig(db, sim, { PITWALL_HTTP_PORT: '0', PITWALL_HTTP_TOKEN: token });
-    worker = createWorker({ pool: db.pool, config, logger: createSilentLogger() }, { httpHost: '127.0.0.1' });
+    worker = createWorker({ pool: db.pool, config, logger: createSilentLogger() });
     await worker.start();
   });
   afterAll(async () => {
@@ -175,10 +175,7 @@ describe('PITWALL_HTTP_TOKEN', () => {
   });
 
   it('is open without the token when none is configured', async () => {
-    const open = createWorker(
-      { pool: db.pool, config: workerConfig(db, sim, { PITWALL_HTTP_PORT: '0' }), logger: createSilentLogger() },
-      { httpHost: '127.0.0.1' },
-    );
+    const open = createWorker({ pool: db.pool, config: workerConfig(db, sim, { PITWALL_HTTP_PORT: '0' }), logger: createSilentLogger() });
     await open.start();
     try {
       expect((await get(`${open.url}/status.json`)).status).toBe(200);
@@ -191,10 +188,7 @@ describe('PITWALL_HTTP_TOKEN', () => {
 describe('the status page on the embedded warehouse', () => {
   it('reads the same data from the embedded warehouse', async () => {
     const [db, sim] = await Promise.all([createTestDatabase('embedded'), startSimulator({ scale: 'tiny', seed: 5 })]);
-    const worker = createWorker(
-      { pool: db.pool, config: workerConfig(db, sim, { PITWALL_HTTP_PORT: '0' }), logger: createSilentLogger(), now: simulatorClock(sim) },
-      { httpHost: '127.0.0.1' },
-    );
+    const worker = createWorker({ pool: db.pool, config: workerConfig(db, sim, { PITWALL_HTTP_PORT: '0' }), logger: createSilentLogger(), now: simulatorClock(sim) });
     try {
       await worker.start();
       const run = await worker.runJob('full');
