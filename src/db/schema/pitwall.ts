@@ -232,3 +232,17 @@ export const requestSlots = pitwall.table(
   },
   (t) => [primaryKey({ columns: [t.source, t.slot] })],
 );
+
+/**
+ * Which sources the configuration named, and when: every worker and `pitwall sync` records its
+ * PITWALL_SOURCES at start (src/sync/sql/configured-sources.ts). A source missing from a start's
+ * list is marked `unconfigured_since` then; its rows stay until `pitwall retire-source` marks them
+ * deleted (`retired_at`) or, with `--delete`, removes them and this row.
+ */
+export const configuredSources = pitwall.table('sources', {
+  source: text('source').primaryKey(),
+  first_configured_at: tstz('first_configured_at').notNull().default(sql`now()`),
+  last_configured_at: tstz('last_configured_at').notNull().default(sql`now()`),
+  unconfigured_since: tstz('unconfigured_since'),
+  retired_at: tstz('retired_at'),
+});
