@@ -1,6 +1,7 @@
 import type { Logger } from '../log.js';
 
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { ByteBudget } from './byte-budget.js';
 import { ApiError, UpstreamDownError } from './errors.js';
 import { httpGet, type Transport } from './http-get.js';
 import { interpretBody, type AttemptOutcome, type Failure } from './interpret-body.js';
@@ -15,7 +16,18 @@ export type ApiResult =
    * spelled in escapes and masked in the parsed body, so `text` is its JSON and a digest of the
    * bytes received (GetOptions.known) describes neither.
    */
-  | { kind: 'ok'; body: Record<string, unknown>; text: string; repaired: boolean; attempts: number; bytes: number; maskedValues: number; reserialized: boolean }
+  | {
+      kind: 'ok';
+      body: Record<string, unknown>;
+      text: string;
+      repaired: boolean;
+      attempts: number;
+      bytes: number;
+      maskedValues: number;
+      reserialized: boolean;
+      /** Gives the body's bytes back to the process's budget; the client does it itself unless `holdBody`. Safe to call twice. */
+      release: () => void;
+    }
   /** The upstream answered but refused the request (RequestValid not 1); retrying will not help. */
   | { kind: 'invalid'; body: Record<string, unknown>; reason: string; attempts: number }
   /** The caller's `known` recognised the body (the key masked), which was therefore not parsed. */
@@ -31,6 +43,11 @@ export interface GetOptions {
    * earlier body is safe.
    */
   known?: (body: Uint8Array) => boolean;
+  /**
+   * Keep an `ok` body's bytes in the process's byte budget until the caller calls its `release`
+   * (once its rows are loaded), rather than until it is parsed.
+   */
+  holdBody?: boolean;
 }
 
 /** `params` is the canonical, key-free query string (what pitwall stores as a scope's params). */
@@ -84,6 +101,11 @@ export interface ApiClientOptions {
   consecutiveFailureLimit?: number;
   observer?: ApiObserver;
   /**
+   * What one body may cost (as received, after decoding, in bytes) and the process's budget its
+   * decoded bytes are held in; no limits when absent.
+   */
+  body?: { maxBytes: number; maxDecodedBytes: number; budget?: ByteBudget };
+  /**
    * Runs the network part of each attempt (the rate limit, the request and reading the body):
    * the caller's bound on requests in flight. Decoding and parsing run after it has returned,
    * so a slot is never held by CPU work. Runs it directly when absent.
@@ -109,6 +131,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const secrets = [apiKey];
   const limiter = options.limiter ?? createRateLimiter(options.maxRps, { now, sleep });
   const slot = options.slot ?? ((send) => send());
+  const limits = { maxBytes: options.body?.maxBytes ?? Infinity, maxDecodedBytes: options.body?.maxDecodedBytes ?? Infinity };
+  const budget = options.body?.budget ?? new ByteBudget(0);
 
   let consecutiveFailures = 0;
   let lastFailure: ApiError | undefined;
@@ -119,24 +143,36 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     event: Omit<RequestEvent, 'status' | 'durationMs'>,
     { signal: callerSignal, known }: GetOptions,
   ): Promise<AttemptOutcome> {
-    const received = await slot(async () => {
-      await limiter.acquire(callerSignal);
-      return sendRequest(transport, url, {
-        shownUrl,
-        timeoutMs: options.timeoutMs,
-        callerSignal,
-        secrets,
-        now,
-        done: (status, durationMs) => observer?.onRequest?.({ ...event, status, durationMs }),
+    const hold = budget.hold();
+    let handedOn = false;
+    try {
+      const received = await slot(async () => {
+        await limiter.acquire(callerSignal);
+        return sendRequest(transport, url, {
+          shownUrl,
+          timeoutMs: options.timeoutMs,
+          callerSignal,
+          secrets,
+          now,
+          limits,
+          hold,
+          done: (status, durationMs) => observer?.onRequest?.({ ...event, status, durationMs }),
+        });
       });
-    });
-    return 'bytes' in received ? interpretBody(received.bytes, { shownUrl, attempts: event.attempt, known, secrets }) : received;
+      if (!('bytes' in received)) return received;
+      const outcome = interpretBody(received.bytes, { shownUrl, attempts: event.attempt, known, secrets, release: () => hold.release() });
+      handedOn = 'result' in outcome && outcome.result.kind === 'ok';
+      return outcome;
+    } finally {
+      // Only an ok body keeps its bytes held, until its `release`.
+      if (!handedOn) hold.release();
+    }
   }
 
   /** Milliseconds to wait before the next attempt, or null to give up now. */
   function retryDelay(failure: Failure, attemptNo: number, waitedMs: number): number | null {
     const remaining = options.maxRetryWaitMs - waitedMs;
-    if (!failure.retryable || attemptNo >= options.maxAttempts || remaining <= 0) return null;
+    if (!failure.retryable || attemptNo >= Math.min(options.maxAttempts, failure.maxAttempts ?? Infinity) || remaining <= 0) return null;
     // A server that asks for more time than we have left would only refuse an early retry.
     if (failure.retryAfterMs != null) return failure.retryAfterMs <= remaining ? failure.retryAfterMs : null;
     return Math.min(backoffDelayMs(attemptNo, backoff, random), remaining);
@@ -191,6 +227,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         consecutiveFailures = 0;
         const { kind, attempts } = outcome.result;
         logger.debug({ path, params: query, kind, attempts }, 'upstream request done');
+        if (outcome.result.kind === 'ok' && !getOptions.holdBody) outcome.result.release();
         return outcome.result;
       }
       const { failure } = outcome;

@@ -4,7 +4,13 @@
  * key, and causes pass through `redactError` in the client before they are attached.
  */
 
-export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'body';
+/**
+ * `http`: a status pitwall does not take (a redirect included); `network`: no answer; `timeout`:
+ * no headers in time; `slow-body`: the headers came but the body was still arriving at the
+ * deadline; `too-large`: the body passed a size limit; `decode`: its Content-Encoding was broken;
+ * `body`: not JSON.
+ */
+export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'slow-body' | 'too-large' | 'decode' | 'body';
 
 export interface ApiErrorDetails {
   kind: ApiErrorKind;

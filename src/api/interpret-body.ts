@@ -13,6 +13,8 @@ export interface Failure {
   message: string;
   status?: number;
   retryAfterMs?: number | null;
+  /** Attempts this kind of failure gets at most, when fewer than the client's own. */
+  maxAttempts?: number;
   cause?: unknown;
 }
 
@@ -27,7 +29,13 @@ export type AttemptOutcome = { result: ApiResult } | { failure: Failure } | { re
  */
 export function interpretBody(
   bytes: Uint8Array,
-  { shownUrl, attempts, known, secrets }: { shownUrl: string; attempts: number; known: GetOptions['known']; secrets: string[] },
+  {
+    shownUrl,
+    attempts,
+    known,
+    secrets,
+    release,
+  }: { shownUrl: string; attempts: number; known: GetOptions['known']; secrets: string[]; release: () => void },
 ): AttemptOutcome {
   // Masked before anything reads the body, the unchanged-body digest included: what is hashed,
   // parsed, kept and stored never holds a secret.
@@ -71,6 +79,6 @@ export function interpretBody(
   }
   // The text is kept (pitwall.responses): a secret spelled in escapes was masked only in the
   // parsed body, so that body's JSON is kept instead, and the digest of the bytes describes neither.
-  if (escaped > 0) return { result: { kind: 'ok', body, text: JSON.stringify(body), repaired, attempts, bytes: bytes.byteLength, maskedValues, reserialized: true } };
-  return { result: { kind: 'ok', body, text: json, repaired, attempts, bytes: bytes.byteLength, maskedValues, reserialized: false } };
+  if (escaped > 0) return { result: { kind: 'ok', body, text: JSON.stringify(body), repaired, attempts, bytes: bytes.byteLength, maskedValues, reserialized: true, release } };
+  return { result: { kind: 'ok', body, text: json, repaired, attempts, bytes: bytes.byteLength, maskedValues, reserialized: false, release } };
 }

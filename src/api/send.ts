@@ -1,7 +1,9 @@
 import { redact, redactError } from '../secrets.js';
 
+import type { BudgetHold } from './byte-budget.js';
 import type { Transport } from './http-get.js';
 import type { Failure } from './interpret-body.js';
+import { BodyDecodeError, BodyTooLargeError, type BodyLimits } from './read-body.js';
 import { parseRetryAfterMs } from './retry-after.js';
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
@@ -23,6 +25,12 @@ const NETWORK_CODES = new Set([
 // test's) as "fetch failed" (before headers) or "terminated" (mid-body).
 const NETWORK_MESSAGE = /fetch failed|terminated|socket hang up|other side closed|ECONNRESET/i;
 
+/**
+ * Attempts a body still arriving at the deadline gets: the deadline covers the whole answer, so
+ * a body that trickles will most likely trickle again, and five attempts of it cost five timeouts.
+ */
+const SLOW_BODY_ATTEMPTS = 2;
+
 /** True for a connection-level fault, looking through the `cause` chain (a fetch wraps the socket's error). */
 function isNetworkFault(err: unknown, depth = 0): boolean {
   if (!(err instanceof Error) || depth > 4) return false;
@@ -41,45 +49,83 @@ export interface SendOptions {
   secrets: string[];
   /** Milliseconds since the epoch, for a Retry-After date. */
   now: () => number;
+  /** The body's size limits; its decoded bytes are held in `hold` (the process's byte budget). */
+  limits: Omit<BodyLimits, 'onDecoded'>;
+  hold: BudgetHold;
   /** Called once the attempt is over, with its HTTP status (null when none arrived). */
   done: (status: number | null, durationMs: number) => void;
 }
 
+/** The origin a redirect points to (never its path or query, which could carry anything), or a word when it has none. */
+function redirectTarget(location: string | null, from: string): string {
+  if (!location) return 'no Location';
+  try {
+    return new URL(location, from).origin;
+  } catch {
+    return 'an unreadable Location';
+  }
+}
+
 /**
  * One GET and its body's bytes, or the failure, classified for the retry loop: an HTTP status
- * (retryable or not, with its Retry-After), a timeout, or a network fault. The caller's abort
+ * (retryable or not, with its Retry-After), a timeout before the headers or a body still arriving
+ * at it, a body over its limits or with a broken encoding, or a network fault. The caller's abort
  * ends it at once and is thrown, never reported as a failure.
  */
 export async function sendRequest(
   transport: Transport,
   url: string,
-  { shownUrl, timeoutMs, callerSignal, secrets, now, done }: SendOptions,
+  { shownUrl, timeoutMs, callerSignal, secrets, now, limits, hold, done }: SendOptions,
 ): Promise<{ bytes: Uint8Array } | { failure: Failure }> {
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
   const started = performance.now();
   let status: number | null = null;
   try {
-    const res = await transport(url, { signal, headers: { accept: 'application/json' } });
+    const res = await transport(url, { signal, headers: { accept: 'application/json' }, limits: { ...limits, onDecoded: (n) => hold.grow(n, signal) } });
     status = res.status;
     if (!res.ok) {
       // Free the connection without reading an error page we have no use for.
       await res.body?.cancel().catch(() => undefined);
-      const retryable = RETRYABLE_STATUS.has(res.status);
-      const retryAfterMs = parseRetryAfterMs(res.headers.get('retry-after'), new Date(now()));
-      const message = `GET ${shownUrl} failed: HTTP ${res.status}`;
-      return { failure: { kind: 'http', retryable, status: res.status, retryAfterMs, message } };
+      return { failure: statusFailure(res.status, res.headers, shownUrl, url, now) };
     }
-    return { bytes: new Uint8Array(await res.arrayBuffer()) };
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    // A stand-in transport reads the body whole, without the limits: judged here instead.
+    if (bytes.byteLength > limits.maxDecodedBytes) throw new BodyTooLargeError('decoded', limits.maxDecodedBytes);
+    return { bytes };
   } catch (err) {
     if (callerSignal?.aborted) throw callerSignal.reason;
-    const cause = redactError(err, secrets);
-    if (timeout.aborted) {
-      return { failure: { kind: 'timeout', retryable: true, message: `GET ${shownUrl} timed out after ${timeoutMs} ms`, cause } };
-    }
-    const detail = redact(err instanceof Error ? err.message : String(err), secrets);
-    return { failure: { kind: 'network', retryable: isNetworkFault(err), message: `GET ${shownUrl} failed: ${detail}`, cause } };
+    return { failure: thrownFailure(err, { shownUrl, timeoutMs, secrets, timedOut: timeout.aborted, headersCame: status !== null }) };
   } finally {
     done(status, performance.now() - started);
   }
+}
+
+/** A status pitwall does not take. A redirect is never followed: the key would go with it, to wherever it points. */
+function statusFailure(status: number, headers: { get(name: string): string | null }, shownUrl: string, url: string, now: () => number): Failure {
+  if (status >= 300 && status < 400) {
+    const target = redirectTarget(headers.get('location'), url);
+    const message = `GET ${shownUrl} failed: HTTP ${status}, a redirect to ${target}, which pitwall does not follow (the key would go with it); if the API has moved, set MRP_API_BASE_URL`;
+    return { kind: 'http', retryable: false, status, retryAfterMs: null, message };
+  }
+  const retryable = RETRYABLE_STATUS.has(status);
+  const retryAfterMs = parseRetryAfterMs(headers.get('retry-after'), new Date(now()));
+  return { kind: 'http', retryable, status, retryAfterMs, message: `GET ${shownUrl} failed: HTTP ${status}` };
+}
+
+function thrownFailure(
+  err: unknown,
+  { shownUrl, timeoutMs, secrets, timedOut, headersCame }: { shownUrl: string; timeoutMs: number; secrets: string[]; timedOut: boolean; headersCame: boolean },
+): Failure {
+  // The same body again would pass the same limit: not retried.
+  if (err instanceof BodyTooLargeError) return { kind: 'too-large', retryable: false, message: `GET ${shownUrl} failed: ${err.message}` };
+  if (err instanceof BodyDecodeError) return { kind: 'decode', retryable: false, message: `GET ${shownUrl} failed: ${err.message}` };
+  const cause = redactError(err, secrets);
+  if (timedOut && headersCame) {
+    const message = `GET ${shownUrl} failed: the body was still arriving after ${timeoutMs} ms (PITWALL_REQUEST_TIMEOUT_MS covers the whole answer)`;
+    return { kind: 'slow-body', retryable: true, maxAttempts: SLOW_BODY_ATTEMPTS, message, cause };
+  }
+  if (timedOut) return { kind: 'timeout', retryable: true, message: `GET ${shownUrl} timed out after ${timeoutMs} ms`, cause };
+  const detail = redact(err instanceof Error ? err.message : String(err), secrets);
+  return { kind: 'network', retryable: isNetworkFault(err), message: `GET ${shownUrl} failed: ${detail}`, cause };
 }

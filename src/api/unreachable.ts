@@ -42,7 +42,8 @@ function socketCodes(err: unknown, depth = 0): string[] {
  */
 export function networkCauseOf(err: unknown): NetworkCause | null {
   if (err instanceof UpstreamDownError) return networkCauseOf(err.cause);
-  if (!(err instanceof ApiError) || err.kind === 'http' || err.kind === 'body') return null;
+  // Every other kind had an HTTP answer: the upstream was reached.
+  if (!(err instanceof ApiError) || (err.kind !== 'network' && err.kind !== 'timeout')) return null;
   const codes = socketCodes(err.cause);
   for (const [cause, matches] of CODES) if (codes.some(matches)) return cause;
   return err.kind === 'timeout' ? 'timeout' : 'network';

@@ -2,6 +2,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import type pg from 'pg';
 
 import { DEFAULT_BACKOFF } from '../api/backoff.js';
+import { processByteBudget } from '../api/byte-budget.js';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../api/client.js';
 import { abortableSleep } from '../api/rate-limit.js';
 import type { Config } from '../config.js';
@@ -26,6 +27,7 @@ export function apiClientOptions(config: Config & { apiKey: string }, logger: Lo
     maxRps: config.maxRps,
     backoff: { baseMs: config.retryBaseMs, capMs: DEFAULT_BACKOFF.capMs },
     consecutiveFailureLimit: config.maxConsecutiveFailures,
+    body: { maxBytes: config.maxBodyBytes, maxDecodedBytes: config.maxDecodedBytes, budget: processByteBudget(config.maxBytesInFlight) },
     logger,
   };
 }

@@ -1,0 +1,159 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { deflateRawSync, gzipSync } from 'node:zlib';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { ByteBudget } from '../../src/api/byte-budget.js';
+import { createApiClient } from '../../src/api/client.js';
+import { ApiError } from '../../src/api/errors.js';
+import { httpGet } from '../../src/api/http-get.js';
+import { BodyDecodeError, BodyTooLargeError } from '../../src/api/read-body.js';
+import { createSilentLogger } from '../../src/log.js';
+
+const MiB = 1024 * 1024;
+const OK = JSON.stringify({ RequestValid: 1, ItemsReturned: 1, Schedules: [{ ScheduleId: 5508 }] });
+/** 1 GiB of zeros as 64 gzip members of 16 MiB each (a multi-member stream inflates as one): about 1 MB sent. */
+const GZIP_MEMBER = gzipSync(Buffer.alloc(16 * MiB), { level: 9 });
+const GZIP_BOMB = Buffer.concat(Array.from({ length: 64 }, () => GZIP_MEMBER));
+const DEFLATE_BOMB = deflateRawSync(Buffer.alloc(64 * MiB), { level: 9 });
+
+/** Bytes the endless path had written when its client went away. */
+let endlessSent = 0;
+
+function server(): http.Server {
+  return http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/declared') return void res.writeHead(200, { 'content-length': String(64 * MiB) }).end(Buffer.alloc(64 * MiB, 0x20));
+    if (path === '/endless') {
+      // Chunked, never ending: whitespace as fast as the client reads it.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      endlessSent = 0;
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk)) endlessSent += chunk.length;
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      return pump();
+    }
+    if (path === '/gzip-bomb') return void res.writeHead(200, { 'content-encoding': 'gzip' }).end(GZIP_BOMB);
+    if (path === '/deflate-bomb') return void res.writeHead(200, { 'content-encoding': 'deflate' }).end(DEFLATE_BOMB);
+    if (path === '/broken-gzip') return void res.writeHead(200, { 'content-encoding': 'gzip' }).end(Buffer.from('not gzip at all'));
+    if (path === '/trickle') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+      const timer = setInterval(() => res.write(' '), 50);
+      return void res.on('close', () => clearInterval(timer));
+    }
+    if (path === '/moved') return void res.writeHead(302, { location: 'https://elsewhere.example:8443/v2/schedules/?key=abc&ScheduleYear=2025' }).end();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(OK);
+  });
+}
+
+describe('limits on a body, enforced while it is read', () => {
+  const srv = server();
+  let base = '';
+  beforeAll(async () => {
+    srv.listen(0, '127.0.0.1');
+    await once(srv, 'listening');
+    base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    srv.closeAllConnections();
+    await new Promise((resolve) => srv.close(resolve));
+  });
+
+  const read = async (path: string, maxBytes = 8 * MiB, maxDecodedBytes = 8 * MiB) => {
+    const res = await httpGet(`${base}${path}`, { signal: AbortSignal.timeout(20_000), headers: {}, limits: { maxBytes, maxDecodedBytes } });
+    return res.arrayBuffer();
+  };
+
+  it('refuses a body whose Content-Length passes the limit before reading it, and stops an endless one at the limit', async () => {
+    await expect(read('/declared')).rejects.toMatchObject({ name: 'BodyTooLargeError', measure: 'received', declared: 64 * MiB });
+    await expect(read('/endless')).rejects.toBeInstanceOf(BodyTooLargeError);
+    // The connection is dropped at the limit: the server stops a little past it (socket buffers), not at gigabytes.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(endlessSent).toBeLessThan(8 * MiB + 8 * MiB);
+  });
+
+  it('stops inflating a gzip or deflate bomb at the decoded limit, off the event loop and without its gigabyte', async () => {
+    const rssBefore = process.memoryUsage().rss;
+    for (const path of ['/gzip-bomb', '/deflate-bomb']) {
+      let ticks = 0;
+      const ticker = setInterval(() => (ticks += 1), 5);
+      const started = performance.now();
+      const err: unknown = await read(path).catch((e: unknown) => e);
+      clearInterval(ticker);
+      expect(err).toMatchObject({ name: 'BodyTooLargeError', measure: 'decoded', limit: 8 * MiB });
+      expect(String(err)).toMatch(/more than 8 MiB after decoding; the limit is 8 MiB \(PITWALL_MAX_DECODED_BYTES\)/);
+      // The event loop kept turning while it inflated (the timer ran), and it stopped early.
+      expect(ticks).toBeGreaterThan(0);
+      expect(performance.now() - started).toBeLessThan(5_000);
+    }
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * MiB);
+  });
+
+  it('says a broken encoding is broken', async () => {
+    await expect(read('/broken-gzip')).rejects.toBeInstanceOf(BodyDecodeError);
+  });
+
+  it('holds every decoded byte in the budget until the body is released', async () => {
+    const budget = new ByteBudget(64 * MiB);
+    const client = createApiClient({
+      baseUrl: base,
+      apiKey: 'test-key',
+      timeoutMs: 5_000,
+      maxAttempts: 1,
+      maxRetryWaitMs: 0,
+      maxRps: 0,
+      logger: createSilentLogger(),
+      body: { maxBytes: MiB, maxDecodedBytes: MiB, budget },
+    });
+    const held = await client.get('/v2/schedules/', {}, { holdBody: true });
+    expect(held.kind).toBe('ok');
+    expect(budget.used).toBe(OK.length);
+    if (held.kind === 'ok') held.release();
+    expect(budget.used).toBe(0);
+    await client.get('/v2/schedules/', {});
+    expect(budget.used).toBe(0);
+    await expect(client.get('/gzip-bomb', {})).rejects.toMatchObject({ kind: 'too-large' });
+    expect(budget.used).toBe(0);
+  });
+
+  describe('the client', () => {
+    const client = (timeoutMs = 5_000) =>
+      createApiClient({
+        baseUrl: base,
+        apiKey: 'test-key',
+        timeoutMs,
+        maxAttempts: 5,
+        maxRetryWaitMs: 60_000,
+        maxRps: 0,
+        logger: createSilentLogger(),
+        sleep: async () => undefined,
+        body: { maxBytes: MiB, maxDecodedBytes: MiB },
+      });
+
+    it('fails a body over its limit at once, in one line naming the URL without the key, the limit and the setting', async () => {
+      const err = (await client().get('/endless', { EventId: '7' }).catch((e: unknown) => e)) as ApiError;
+      expect(err).toBeInstanceOf(ApiError);
+      expect({ kind: err.kind, retryable: err.retryable, attempts: err.attempts }).toEqual({ kind: 'too-large', retryable: false, attempts: 1 });
+      expect(err.message).toBe(`GET ${base}/endless?EventId=7 failed: the body is more than 1 MiB as received; the limit is 1 MiB (PITWALL_MAX_BODY_BYTES) (1 attempt)`);
+    });
+
+    it('gives a body still arriving at the deadline one more attempt, not five, as its own kind', async () => {
+      const err = (await client(300).get('/trickle', {}).catch((e: unknown) => e)) as ApiError;
+      expect({ kind: err.kind, attempts: err.attempts }).toEqual({ kind: 'slow-body', attempts: 2 });
+      expect(err.message).toMatch(/the body was still arriving after 300 ms \(PITWALL_REQUEST_TIMEOUT_MS/);
+    });
+
+    it('does not follow a redirect, and says where it pointed (the origin alone) and which setting to change', async () => {
+      const err = (await client().get('/moved', {}).catch((e: unknown) => e)) as ApiError;
+      expect({ kind: err.kind, status: err.status, attempts: err.attempts }).toEqual({ kind: 'http', status: 302, attempts: 1 });
+      expect(err.message).toContain('HTTP 302, a redirect to https://elsewhere.example:8443');
+      expect(err.message).toContain('set MRP_API_BASE_URL');
+      expect(err.message).not.toMatch(/key=|abc|ScheduleYear/);
+    });
+  });
+});
