@@ -40,6 +40,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   sql: { summary: 'run SQL and print a table (--csv, --json, --param v, --recipe <cookbook id>)', load: () => import('./commands/sql.js') },
   'serve-sql': { summary: 'keep the embedded warehouse up and print how psql and BI tools log in, read-only (--port 5433)', load: () => import('./commands/serve-sql.js') },
   'grant-readonly': { summary: 'give a PostgreSQL role SELECT on schemas mrp and analytics, and nothing else', load: () => import('./commands/grant-readonly.js') },
+  'retire-source': {
+    summary: 'for a source PITWALL_SOURCES no longer names: mark its rows deleted, or with --delete remove them (--json); refused while it is configured or a run of it is running',
+    load: () => import('./commands/retire-source.js'),
+  },
 };
 
 function usage(): string {

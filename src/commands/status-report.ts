@@ -9,6 +9,7 @@ import { endpointStates, failingScopes, jobStates, recentRuns, type EndpointCoun
 import type { Shapes } from '../shapes/overrides.js';
 import { loadDrift } from '../sync/shape/load.js';
 import { driftCounts, type DriftKind } from '../sync/shape/report.js';
+import { noLongerConfigured, type NoLongerConfigured } from '../sync/sql/configured-sources.js';
 
 import { driftLine } from './drift-report.js';
 import { renderTable } from './format.js';
@@ -32,6 +33,8 @@ export interface StatusReport {
   rejects: Array<{ endpoint: string; params: string; reason: string; created_at: string }>;
   /** The shape report in one line, and its path counts per endpoint (see `pitwall drift`). */
   drift: { summary: string; endpoints: Record<string, Record<DriftKind, number>> };
+  /** Set when this process's configuration does not name the source: since when none has (pitwall.sources), and whether it was retired. */
+  no_longer_configured: NoLongerConfigured | null;
 }
 
 /** A source `pitwall status` reports on, with what this process knows of it. */
@@ -41,6 +44,8 @@ export interface StatusSource {
   nextRuns?: Record<string, string | null>;
   /** The source's `PITWALL_SHAPES` file: its aliases count as modelled in the drift line. */
   shapes?: Shapes | null;
+  /** False for a source only the warehouse knows (PITWALL_SOURCES no longer names it); true when omitted. */
+  configured?: boolean;
 }
 
 /**
@@ -98,6 +103,7 @@ async function sourceStatus(db: pg.Pool, source: StatusSource, freshness: Status
     failing: (await failingScopes(db, only, limit)).map(({ source: _, ...f }) => f),
     rejects: rejects.rows,
     drift: await loadDrift(db, source.shapes ?? null, only).then((report) => ({ summary: driftLine(report), endpoints: driftCounts(report) })),
+    no_longer_configured: source.configured === false ? ((await noLongerConfigured(db, only)).get(source.name) ?? null) : null,
   };
 }
 
@@ -112,8 +118,20 @@ function formatSeconds(s: number): string {
   return `${(s / 3600).toFixed(1)} h`;
 }
 
-export function statusText(r: StatusReport): string {
+/** The line that opens the report of a source the configuration no longer names. */
+function unconfiguredLine(source: string, gone: NoLongerConfigured): string {
+  const since = gone.since
+    ? `no longer configured since ${gone.since}`
+    : `not configured here (PITWALL_SOURCES); a worker or sync last started with it at ${gone.last_configured_at ?? 'an unknown time'}`;
+  const rows = gone.retired_at
+    ? `retired at ${gone.retired_at}: its rows are marked deleted (pitwall retire-source ${source} --delete removes them)`
+    : `its rows are kept until pitwall retire-source ${source} marks them deleted (--delete removes them)`;
+  return `Source ${source} is ${since}; ${rows}.`;
+}
+
+export function statusText(r: StatusReport, source = DEFAULT_SOURCE): string {
   const parts = [
+    ...(r.no_longer_configured ? [unconfiguredLine(source, r.no_longer_configured), ''] : []),
     'Jobs',
     renderTable(
       ['job', 'last run', 'status', 'started', 'finished', 'last success', 'error'],

@@ -26,11 +26,11 @@ export async function run(ctx: CommandContext): Promise<number> {
     const reports = await loadStatus(
       warehouse.pool,
       // A source only the warehouse knows has no schedule in this process.
-      sources.map((s) => ({ name: s.name, nextRuns: s.configured ? nextRuns(s.config) : {}, shapes: s.config.shapes ?? null })),
+      sources.map((s) => ({ name: s.name, nextRuns: s.configured ? nextRuns(s.config) : {}, shapes: s.config.shapes ?? null, configured: s.configured })),
       10,
     );
     const names = sources.map((s) => s.name);
-    ctx.out(values.json ? perSourceJson(names, reports) : perSourceText(names, reports.map(statusText)));
+    ctx.out(values.json ? perSourceJson(names, reports) : perSourceText(names, reports.map((r, i) => statusText(r, names[i]))));
     return EXIT.ok;
   } finally {
     await warehouse.close();

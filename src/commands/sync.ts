@@ -3,6 +3,7 @@ import { openWarehouse } from '../db/open-warehouse.js';
 import { loadSources, selectSources, sourceSecrets, type Source } from '../sources.js';
 import { JOB_NAMES, type JobName } from '../sync/jobs.js';
 import { runSync } from '../sync/run.js';
+import { recordConfiguredSources } from '../sync/sql/configured-sources.js';
 import { gracefulStop } from '../worker/graceful-stop.js';
 
 import { CONFIG_FLAG_OPTIONS, HELP, SOURCE_OPTION, UsageError, configFlags, makeLogger, parse, type CommandContext } from './context.js';
@@ -23,7 +24,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   const job = (values.job ?? 'full') as JobName;
   if (!JOB_NAMES.includes(job)) throw new UsageError(`--job must be one of ${JOB_NAMES.join(', ')}`);
   const config = loadConfig(ctx.env, configFlags(values));
-  const sources = selectSources(loadSources(config, ctx.env), values.source);
+  const configured = loadSources(config, ctx.env);
+  const sources = selectSources(configured, values.source);
   const logger = makeLogger(config, ctx, sourceSecrets(sources));
   const poolMax = sources.reduce((n, s) => n + s.config.concurrency + 2, 0);
   const warehouse = await openWarehouse(config, logger, { poolMax, purpose: 'sync' });
@@ -31,6 +33,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   // The live progress line follows one run; several sources report in their log lines instead.
   const progress = createProgressReporter({ interactive: ctx.interactive && sources.length === 1, write: ctx.err, logger });
   try {
+    await recordConfiguredSources(warehouse.pool, configured.map((s) => s.name));
     const one = (source: Source) =>
       runSync(
         { pool: warehouse.pool, config: source.config, logger, source: source.name },

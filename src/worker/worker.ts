@@ -8,6 +8,7 @@ import { loadStatusPage } from '../observability/status-page/data.js';
 import { sourceSecrets, type Source } from '../sources.js';
 import type { JobName } from '../sync/jobs.js';
 import { runSync, type RunSummary, type SyncDeps } from '../sync/run.js';
+import { recordConfiguredSources } from '../sync/sql/configured-sources.js';
 import { markDeadRuns } from '../sync/sql/dead-runs.js';
 
 import { startCatchUp, type CatchUp } from './catch-up.js';
@@ -30,8 +31,9 @@ export interface WorkerOptions {
 
 export interface Worker {
   /**
-   * Marks dead runs abandoned, starts the health/metrics endpoint (when configured), the schedule
-   * and, with PITWALL_CATCH_UP on, the catch-up of jobs that are behind it (not awaited).
+   * Records its sources as the configured ones (pitwall.sources), marks dead runs abandoned,
+   * starts the health/metrics endpoint (when configured), the schedule and, with
+   * PITWALL_CATCH_UP on, the catch-up of jobs that are behind it (not awaited).
    */
   start(): Promise<void>;
   /** One run of `job` of a source (the first when not named) now, the way a cron tick starts it. */
@@ -119,6 +121,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   const health = () => checkHealth({ pool: deps.pool, scheduler: sources[0]?.scheduler, queue: engine, stopping: stopped !== undefined });
 
   const start = async () => {
+    await recordConfiguredSources(deps.pool, sources.map((s) => s.source.name));
     const abandoned = await markDeadRuns(deps.pool);
     if (abandoned.length > 0) logger.info({ abandoned }, 'runs left running by dead processes marked abandoned');
     for (const { source, job, at } of await lastSuccesses(deps.pool)) metrics.setLastSuccess(job, at, source);

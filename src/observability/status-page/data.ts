@@ -6,6 +6,7 @@ import { redact } from '../../secrets.js';
 import type { Shapes } from '../../shapes/overrides.js';
 import { loadDrift } from '../../sync/shape/load.js';
 import { driftCounts, type DriftKind } from '../../sync/shape/report.js';
+import { noLongerConfigured, type NoLongerConfigured } from '../../sync/sql/configured-sources.js';
 import { markDeadRuns } from '../../sync/sql/dead-runs.js';
 import { recordedSources } from '../../sync/sql/recorded-sources.js';
 import { runningRuns, type RunningRun } from '../running-runs.js';
@@ -51,6 +52,11 @@ export interface StatusPageData {
 export interface PageSource {
   source: string;
   next_runs: Record<string, string | null>;
+  /**
+   * Set for a source the worker does not run that the warehouse has runs of: since when no worker
+   * or sync has been configured with it (pitwall.sources), and whether its rows were retired.
+   */
+  no_longer_configured: NoLongerConfigured | null;
 }
 
 export interface MissingField {
@@ -186,7 +192,14 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     drift: drift.get(e.source)?.[e.endpoint] ?? null,
   }));
 
-  const sources = shown.map((s) => ({ source: s.name, next_runs: Object.fromEntries(Object.entries(s.nextRuns).map(([job, at]) => [job, at ?? null])) }));
+  // Only a worker knows which sources are configured: it gives them in `sources`.
+  const given = options.sources?.().map((w) => w.name);
+  const gone = given ? await noLongerConfigured(db, names.filter((n) => !given.includes(n))) : new Map<string, NoLongerConfigured>();
+  const sources = shown.map((s) => ({
+    source: s.name,
+    next_runs: Object.fromEntries(Object.entries(s.nextRuns).map(([job, at]) => [job, at ?? null])),
+    no_longer_configured: gone.get(s.name) ?? null,
+  }));
   return {
     generated_at: new Date(now).toISOString(),
     sources,

@@ -122,6 +122,19 @@ function missingFieldsNote(data: StatusPageData, several: boolean): string {
   return `<div class="behind"><p>Modelled fields missing from every item, their columns left NULL (renamed upstream, most likely; <code>pitwall drift --suggest</code> writes the alias):</p><ul>${items}</ul></div>`;
 }
 
+/** Sources the worker no longer runs whose rows are still in the warehouse, and what to do about them. */
+function unconfiguredNote(data: StatusPageData): string {
+  const items = data.sources.flatMap(({ source, no_longer_configured: gone }) => {
+    if (gone === null) return [];
+    const since = gone.since ? `since ${e(when(gone.since))}` : `(not in this worker's PITWALL_SOURCES; last configured ${e(when(gone.last_configured_at))})`;
+    const rows = gone.retired_at
+      ? `retired ${e(when(gone.retired_at))}: its rows are marked deleted (<code>pitwall retire-source ${e(source)} --delete</code> removes them)`
+      : `its rows are kept (<code>pitwall retire-source ${e(source)}</code> marks them deleted)`;
+    return [`<li>${e(source)}: no longer configured ${since}; ${rows}</li>`];
+  });
+  return items.length ? `<div class="changing"><p>Sources no longer configured:</p><ul>${items.join('')}</ul></div>` : '';
+}
+
 /** The status page as one self-contained HTML document. Every value from the warehouse is escaped. */
 export function renderStatusPage(data: StatusPageData): string {
   // A page of one source has no source column, as before sources existed.
@@ -186,6 +199,7 @@ export function renderStatusPage(data: StatusPageData): string {
 <h1>pitwall status</h1>
 <p class="muted">Generated ${e(when(data.generated_at))}. The same data as JSON: <a href="status.json">status.json</a>.</p>${several ? `<p class="muted">Sources: ${data.sources.map((x) => e(x.source)).join(', ')}.</p>` : ''}
 ${headline}
+${unconfiguredNote(data)}
 <h2>Jobs</h2>${jobs}
 <h2>Running now</h2>${runningTable(data, several)}
 ${data.running.length ? '<p class="muted">Scopes known so far grow as the walk discovers them, so the ETA is a lower bound.</p>' : ''}
