@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { tableMeta } from '../db/load/table-meta.js';
 import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
+import { duplicatesLine, recentDuplicates, type RecentDuplicates } from '../observability/recent-duplicates.js';
 import type { RunProgress } from '../observability/run-progress.js';
 import { runningRuns, type RunningRun } from '../observability/running-runs.js';
 import { endpointStates, failingScopes, jobStates, recentRuns, type EndpointCounts, type FailingScope, type JobState, type RunRow } from '../observability/status-queries.js';
@@ -33,6 +34,8 @@ export interface StatusReport {
   rejects: Array<{ endpoint: string; params: string; reason: string; created_at: string }>;
   /** The shape report in one line, and its path counts per endpoint (see `pitwall drift`). */
   drift: { summary: string; endpoints: Record<string, Record<DriftKind, number>> };
+  /** Items listed twice under one parent, as the newest of the last runs that found any counted them. */
+  duplicates: { summary: string; run: RecentDuplicates | null };
   /** Set when this process's configuration does not name the source: since when none has (pitwall.sources), and whether it was retired. */
   no_longer_configured: NoLongerConfigured | null;
 }
@@ -103,6 +106,7 @@ async function sourceStatus(db: pg.Pool, source: StatusSource, freshness: Status
     failing: (await failingScopes(db, only, limit)).map(({ source: _, ...f }) => f),
     rejects: rejects.rows,
     drift: await loadDrift(db, source.shapes ?? null, only).then((report) => ({ summary: driftLine(report), endpoints: driftCounts(report) })),
+    duplicates: await recentDuplicates(db, source.name, limit).then((run) => ({ summary: duplicatesLine(run, limit), run })),
     no_longer_configured: source.configured === false ? ((await noLongerConfigured(db, only)).get(source.name) ?? null) : null,
   };
 }
@@ -169,6 +173,7 @@ export function statusText(r: StatusReport, source = DEFAULT_SOURCE): string {
       : '(no scope synced yet)',
     '',
     r.drift.summary,
+    r.duplicates.summary,
   ];
   if (r.failing.length) {
     parts.push('', 'Failing scopes', renderTable(['endpoint', 'params', 'status', 'error'], r.failing.map((f) => [f.endpoint, f.params, f.status, (f.last_error ?? '').slice(0, 80)])));

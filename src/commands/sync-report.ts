@@ -39,13 +39,13 @@ export function summariesReport(names: readonly string[], summaries: readonly Ru
 export function summaryText(s: RunSummary): string {
   const rows = Object.entries(s.tables)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([table, c]) => [table, c?.inserted ?? 0, c?.updated ?? 0, c?.unchanged ?? 0, c?.deleted ?? 0, c?.rejected ?? 0, c?.fieldErrors ?? 0]);
+    .map(([table, c]) => [table, c?.inserted ?? 0, c?.updated ?? 0, c?.unchanged ?? 0, c?.deleted ?? 0, c?.rejected ?? 0, c?.fieldErrors ?? 0, c?.duplicates ?? 0]);
   const head =
     `run ${s.runId} (${s.job}): ${s.status} in ${(s.durationMs / 1000).toFixed(1)} s; ` +
     `${s.requests} requests, ${s.retries} retries; scopes loaded ${s.scopes.loaded}, unchanged ${s.scopes.unchanged}, ` +
     `invalid ${s.scopes.invalid}, failed ${s.scopes.failed}` +
     unmodelledNote(s.unknownFields);
-  const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected', 'field errors'], rows) : '';
+  const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected', 'field errors', 'duplicates'], rows) : '';
   const masked = s.maskedValues > 0 ? [`note: ${s.maskedValues} value(s) in the responses held the API key and were stored masked as [redacted]`] : [];
   const missing = s.missingFields.map((w) => `warning: ${describeWarning(w)}; see pitwall drift --suggest`);
   return [head, table, ...masked, ...missing, s.error ? `error: ${s.error}` : ''].filter(Boolean).join('\n');

@@ -43,6 +43,13 @@ export interface LevelSpec {
   /** The key column holding the item's 1-based position in its list (`race_number`). */
   readonly position?: string;
   /**
+   * For a positional level: the columns (of `columns`, or `driver_id` with a driver) whose
+   * values tell one item from its siblings, so an item the upstream lists twice under one parent
+   * loads once. When one of them is missing, only the whole item identifies it. A positional
+   * level without it (a race) is never judged a duplicate: its position is all it has.
+   */
+  readonly identity?: readonly string[];
+  /**
    * `Driver: [{...}]` feeds `drivers`; its DriverId fills `driver_id`, which is part of the key
    * (`required`: an item without it is rejected) or a plain column (`optional`).
    */
@@ -98,7 +105,19 @@ export interface Level<S extends LevelSpec = LevelSpec> {
   readonly columns: ReadonlyArray<readonly [column: string, wire: string]>;
   /** Key columns read from the item's own fields → wire field. */
   readonly keyColumns: ReadonlyArray<readonly [column: string, wire: string]>;
+  /** What tells an item from its siblings under one parent (see NaturalKey); null: nothing does. */
+  readonly natural: NaturalKey | null;
 }
+
+/**
+ * The natural key of a level's items among the items of one list (the parent's keys, the same
+ * for all of them, complete it): `key`, the key columns read from the item (and `driver_id` for
+ * a level whose driver is part of the key); `identity`, the declared identity of a positional
+ * level, each column with the wire field it is read from (null: the driver's id).
+ */
+export type NaturalKey =
+  | { readonly kind: 'key'; readonly columns: readonly string[] }
+  | { readonly kind: 'identity'; readonly columns: ReadonlyArray<readonly [column: string, wire: string | null]> };
 
 /**
  * Declares a level. Every column it names must be a column of its table (as the table's Drizzle
@@ -119,6 +138,10 @@ export function level<const S extends LevelSpec>(spec: S): Level<S> {
   }
   for (const [column] of columns) if (!allColumns.has(column)) throw new Error(`${where}: ${column} is not a column`);
   if (spec.driver === 'required' && !keyColumns.has('driver_id')) throw new Error(`${where}: driver_id is not a key column`);
+  if (spec.identity && !spec.position) throw new Error(`${where}: identity is for a positional level`);
+  for (const column of spec.identity ?? []) {
+    if (!(column in (spec.columns ?? {})) && !(column === 'driver_id' && spec.driver)) throw new Error(`${where}: identity ${column} is not a column of the level`);
+  }
 
   const shape: Record<string, z.ZodType> = {};
   const declare = (wire: string, type: z.ZodType) => {
@@ -145,7 +168,16 @@ export function level<const S extends LevelSpec>(spec: S): Level<S> {
       ([column, f]) => [column, f.wire] as const,
     ),
     keyColumns: keys.map(([column, f]) => [column, f.wire] as const),
+    natural: naturalKeyOf(spec, keys.map(([column]) => column)),
   };
+}
+
+function naturalKeyOf(spec: LevelSpec, keys: readonly string[]): NaturalKey | null {
+  if (spec.identity) return { kind: 'identity', columns: spec.identity.map((c) => [c, spec.columns?.[c]?.wire ?? null] as const) };
+  // A positional level's key is its position, which no two siblings share.
+  if (spec.position) return null;
+  const columns = spec.driver === 'required' ? [...keys, 'driver_id'] : keys;
+  return columns.length > 0 ? { kind: 'key', columns } : null;
 }
 
 /** A level's schema with its child levels' schemas nested in place of their unknown lists. */

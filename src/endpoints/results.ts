@@ -20,6 +20,11 @@ export const resultRow = level({
     driver_name: field('DriverName', optText),
   },
   driver: 'optional',
+  // A driver finishes a race once, in one car, and a car number is carried by one car: together
+  // they tell a row from its siblings even when a copy differs in another field (a place
+  // corrected between the copies). A row without a driver id or a car number (a driver the
+  // upstream does not know) is told only by its whole content, so only an exact copy is dropped.
+  identity: ['driver_id', 'car_number'],
 });
 
 const resultRace = level({

@@ -70,6 +70,7 @@ export const quirksSchema = z
     decimalPoints: fraction,
     unicodeNames: fraction,
     doubleComma: fraction,
+    duplicateRows: fraction,
   })
   .partial()
   .transform((q): Quirks => ({ ...DEFAULT_QUIRKS, ...q }));

@@ -11,6 +11,8 @@ export interface TableCounts {
   rejected: number;
   /** Values that failed their field's type and were stored as NULL in rows that loaded. */
   fieldErrors: number;
+  /** Items the upstream listed again under the same parent (same natural key): not loaded, kept in pitwall.rejects. */
+  duplicates: number;
 }
 
 export interface ScopeCounts {
@@ -31,7 +33,7 @@ export function rowsWritten(tables: Readonly<Partial<Record<string, TableCounts>
   return n;
 }
 
-const zero = (): TableCounts => ({ inserted: 0, updated: 0, unchanged: 0, deleted: 0, rejected: 0, fieldErrors: 0 });
+const zero = (): TableCounts => ({ inserted: 0, updated: 0, unchanged: 0, deleted: 0, rejected: 0, fieldErrors: 0, duplicates: 0 });
 
 /** Everything a run counts; mutated only by the run that owns it. */
 export class RunCounters {
@@ -59,6 +61,7 @@ export class RunCounters {
     t.deleted += counts.deleted ?? 0;
     t.rejected += counts.rejected ?? 0;
     t.fieldErrors += counts.fieldErrors ?? 0;
+    t.duplicates += counts.duplicates ?? 0;
   }
 
   /** Adds another counter's figures (a committed transaction's, or a finished sub-walk's). */
@@ -83,6 +86,7 @@ export class RunCounters {
       sum.deleted += t.deleted;
       sum.rejected += t.rejected;
       sum.fieldErrors += t.fieldErrors;
+      sum.duplicates += t.duplicates;
     }
     let unknownFields = 0;
     for (const n of Object.values(this.unknownFields)) unknownFields += n ?? 0;

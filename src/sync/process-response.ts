@@ -207,8 +207,10 @@ async function load(
     local.add(s.table, { deleted });
   }
   if (ep.cancelsEvents) await cascadeOrphanedEvents(client, requestKey(ep, params, 'schedule_id'), { runId, source }, local);
-  await insertRejects(client, at, extracted.rejects);
+  // Duplicates are kept beside the rejects (their reasons say what they copy) but counted apart.
+  await insertRejects(client, at, extracted.duplicates.length ? [...extracted.rejects, ...extracted.duplicates] : extracted.rejects);
   local.add(ep.rejectTable, { rejected: extracted.rejects.length });
+  for (const d of extracted.duplicates) local.add(d.table, { duplicates: 1 });
   for (const e of extracted.fieldErrors) local.add(e.table, { fieldErrors: 1 });
   await insertFieldErrors(client, at, extracted.fieldErrors);
   if (kept) await keepResponse(client, { ...at, endpoint: ep.name, responseHash: scope.bodyHash }, kept.body, kept.versions);

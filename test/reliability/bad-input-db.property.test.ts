@@ -73,7 +73,8 @@ describe.each(ENDPOINTS.map((ep) => [ep.name, ep] as const))('loading %s respons
         const extracted = ep.extract(items, params, { RequestValid: 1, [ep.arrayKey]: items });
         await processResponse(ctx, ep, params, query, { RequestValid: 1, [ep.arrayKey]: items, Nonce: Math.random() });
         const after = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pitwall.rejects');
-        expect(after.rows[0]!.n - before.rows[0]!.n).toBe(extracted.rejects.length);
+        // Copies of a sibling's key are kept there too, beside the rejects.
+        expect(after.rows[0]!.n - before.rows[0]!.n).toBe(extracted.rejects.length + extracted.duplicates.length);
         for (const [table, rows] of Object.entries(extracted.rows)) {
           const meta = tableMeta(warehouseTables[table as WarehouseTableName]);
           const keys = [...new Map(rows!.map((r) => [JSON.stringify(meta.keyColumns.map((k) => r[k])), meta.keyColumns.map((k) => Number(r[k]))])).values()];

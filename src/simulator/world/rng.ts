@@ -99,4 +99,6 @@ export const TAG = {
   quirkPointTotal: 25,
   quirkYear: 26,
   quirkStartPosition: 27,
+  quirkDuplicateRow: 28,
+  quirkDuplicateEntry: 29,
 } as const;

@@ -47,6 +47,11 @@ export interface Quirks {
   unicodeNames: number;
   /** Share of /v2/points/ bodies that carry the `,,` defect (server applies it to the text). */
   doubleComma: number;
+  /**
+   * Share of result rows, lineup rows and entry-list entries sent twice, the copy right after
+   * the item, as an upstream that repeats itself would; the truth holds each once.
+   */
+  duplicateRows: number;
 }
 
 export const DEFAULT_QUIRKS: Quirks = {
@@ -56,6 +61,7 @@ export const DEFAULT_QUIRKS: Quirks = {
   decimalPoints: 0.2,
   unicodeNames: 0.15,
   doubleComma: 0.1,
+  duplicateRows: 0,
 };
 
 export const NO_QUIRKS: Quirks = {
@@ -65,6 +71,7 @@ export const NO_QUIRKS: Quirks = {
   decimalPoints: 0,
   unicodeNames: 0,
   doubleComma: 0,
+  duplicateRows: 0,
 };
 
 /** What the world answers for one API request, before the server wraps it in the envelope. */

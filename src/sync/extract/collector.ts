@@ -8,7 +8,7 @@ import { driverLevelPath, prepareItem, type EndpointOverrides } from '../../shap
 
 import { degrade, fieldReason } from './degrade.js';
 import { unstorableTextAt } from './storable.js';
-import type { Extracted, FieldError, Row, Scope, Seed } from './types.js';
+import type { Duplicate, Extracted, FieldError, Row, Scope, Seed } from './types.js';
 
 const MAX_REASON_ISSUES = 5;
 
@@ -59,7 +59,7 @@ export function list(value: unknown): unknown[] {
  * reason, while its siblings load.
  */
 export class Collector {
-  private readonly out: Extracted = { rows: {}, scopes: [], rejects: [], fieldErrors: [], seeds: [], itemCount: 0 };
+  private readonly out: Extracted = { rows: {}, scopes: [], rejects: [], duplicates: [], fieldErrors: [], seeds: [], itemCount: 0 };
   private readonly seen = new Set<string>();
 
   /**
@@ -123,6 +123,20 @@ export class Collector {
 
   reject(reason: string, payload: unknown): void {
     this.out.rejects.push({ reason, payload: payload ?? null });
+  }
+
+  /** Where the record of the next item begins: what `duplicate` takes back should it be a copy. */
+  mark(): number {
+    return this.out.fieldErrors.length;
+  }
+
+  /**
+   * The item parsed since `mark` is a copy of one already taken: it is kept as a duplicate, and
+   * the field errors its parse recorded are taken back, as no row of it loads.
+   */
+  duplicate(duplicate: Duplicate, mark: number): void {
+    this.out.fieldErrors.length = mark;
+    this.out.duplicates.push(duplicate);
   }
 
   row(table: WarehouseTableName, row: Row): void {

@@ -8,6 +8,7 @@ import { driverIdOf, DRIVER_LIST, type Driver } from '../../endpoints/driver.js'
 import { hasOwnRow, type Endpoint } from '../../endpoints/endpoint.js';
 
 import { Collector, list, without } from './collector.js';
+import { naturalText, naturalValues, sameAs } from './natural-key.js';
 import type { Row, Scope } from './types.js';
 
 type Keys = Record<string, unknown>;
@@ -27,7 +28,9 @@ const describe = (ep: Omit<Endpoint, 'extract'>, keys: Keys, path: string): stri
  * and for each item that parses writes its row (key columns from the request, the parent levels,
  * its position and its own key fields; its declared columns; `raw` without the child list),
  * its driver and class dimension rows, its link row and its seed. A level whose child writes
- * the same table hands its columns down to each child row instead.
+ * the same table hands its columns down to each child row instead. An item whose natural key
+ * (see NaturalKey in declare.ts) an earlier sibling has is a duplicate: the first copy loads,
+ * later ones are kept aside with their children and take no position in the list.
  */
 export function extractDeclared(ep: Omit<Endpoint, 'extract'>): Endpoint['extract'] {
   const request = Object.entries(ep.request ?? {}).filter(([, r]) => r.column !== undefined);
@@ -122,9 +125,15 @@ function walk(
   const handsDown = child !== undefined && child.level.table === l.table;
   const ownRow = hasOwnRow(l);
   const tableKeys = keyColumnsOf(l.table);
+  const { natural } = l;
+  // The first copy of each natural key, by its index in the list; later copies do not load.
+  const firsts = natural ? new Map<string, number>() : null;
+  // Copies dropped so far: they take no position, so the rows after one keep theirs (1..n).
+  let dropped = 0;
   for (let index = 0; index < items.length; index += 1) {
     const item = items[index];
-    const here: Keys = spec.position ? { ...keys, [spec.position]: index + 1 } : keys;
+    const here: Keys = spec.position ? { ...keys, [spec.position]: index + 1 - dropped } : keys;
+    const mark = c.mark();
     const data = c.parse(l, item, () => describe(ep, here, l.path), { context: here });
     if (!data) continue;
     let rowKeys = here;
@@ -140,6 +149,18 @@ function walk(
       }
       if (rowKeys === here) rowKeys = { ...here };
       rowKeys.driver_id = driverId;
+    }
+    if (natural && firsts) {
+      const values = naturalValues(natural, rowKeys, data, driverId);
+      const text = naturalText(values, item);
+      const first = firsts.get(text);
+      if (first !== undefined) {
+        const reason = `duplicate of item ${first + 1} under ${describe(ep, keys, l.path)}: item ${index + 1} has the same ${sameAs(natural, values)}`;
+        c.duplicate({ table: l.table, reason, payload: item }, mark);
+        dropped += 1;
+        continue;
+      }
+      firsts.set(text, index);
     }
     const className = spec.className ? ((data[spec.className.wire] as string | null | undefined) ?? null) : null;
     if (spec.className || l.table === 'classes') c.klass(l, rowKeys.class_id as number, className, item);

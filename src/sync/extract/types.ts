@@ -42,11 +42,22 @@ export interface Reject {
   payload: unknown;
 }
 
+/**
+ * A later copy of an item already taken under the same parent (the same natural key, see
+ * NaturalKey in declare.ts): it does not load, and is kept in pitwall.rejects with the reason.
+ */
+export interface Duplicate extends Reject {
+  /** The table the item's row (or, for a level without a row of its own, its children's) would have gone to. */
+  table: WarehouseTableName;
+}
+
 /** Everything one response yields, before anything touches the database. */
 export interface Extracted {
   rows: Partial<Record<WarehouseTableName, Row[]>>;
   scopes: Scope[];
   rejects: Reject[];
+  /** Copies of items already taken under the same parent, which do not load. */
+  duplicates: Duplicate[];
   /** Values that failed their field's type, left NULL in rows that loaded. */
   fieldErrors: FieldError[];
   seeds: Seed[];

@@ -23,12 +23,13 @@ export function renderEntryList(wire: Wire, params: Params): RenderOutcome {
   const { model } = ctx;
   const scope = eventScope(ctx, params, false);
   if (scope === 'missing') return missing(ENTRY_LIST_KEY, 'EventId is required');
+  const eventId = params.positive('EventId') ?? 0;
   const items: EntryClassWire[] = scope.map((ec) => {
     const klass = item(model.classes, at(model.eventClasses.cls, ec));
     return {
       ClassId: wire.id(ID.class, klass.id),
       ClassName: klass.name,
-      Entries: entriesOf(ctx, ec).map((entry) => ({
+      Entries: wire.twice(entriesOf(ctx, ec), (entry) => wire.entryTwice(eventId, klass.id, item(model.drivers, entry.driver).id)).map((entry) => ({
         CarNum: item(model.carNumbers, entry.car),
         Driver: wire.driver(item(model.drivers, entry.driver)),
       })),

@@ -30,8 +30,11 @@ export function renderLineups(wire: Wire, params: Params): RenderOutcome {
       ClassName: klass.name,
       Races: racesOf(model, ec).map((race) => ({
         RaceName: raceName(model, race),
-        Lineup: rowsOf(model, race)
-          .sort((a, b) => at(model.rows.start, a) - at(model.rows.start, b))
+        Lineup: wire
+          .twice(
+            rowsOf(model, race).sort((a, b) => at(model.rows.start, a) - at(model.rows.start, b)),
+            (row) => wire.rowTwice(row, 1),
+          )
           .map((row) => ({
             StartPosition: wire.rowCount(TAG.quirkStartPosition, row, at(model.rows.start, row)),
             CarNum: item(model.carNumbers, at(model.rows.car, row)),

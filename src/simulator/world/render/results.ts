@@ -58,7 +58,7 @@ export function renderResults(wire: Wire, params: Params): RenderOutcome {
       return {
         RaceName: raceName(model, race),
         RaceLaps: at(model.races.laps, race),
-        Results: rows.slice(0, driverCount).map((row) => renderResultRow(wire, row)),
+        Results: wire.twice(rows.slice(0, driverCount), (row) => wire.rowTwice(row, 0)).map((row) => renderResultRow(wire, row)),
       };
     });
     const kept = driver === undefined ? rendered : rendered.filter((r) => r.Results.length > 0);

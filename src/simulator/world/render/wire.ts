@@ -16,7 +16,8 @@ export const ID = { schedule: 1, event: 2, class: 3, driver: 4, year: 5 } as con
  *
  * Of the other quirks, `emptyStrings` needs nothing here: text fields are always present and
  * "" when empty, which is what both of its settings describe. `unicodeNames` acts when the
- * world is generated, and `doubleComma` in the server, on the response text.
+ * world is generated, and `doubleComma` in the server, on the response text. `duplicateRows` is
+ * here, applied by the renderers of the lists it repeats.
  */
 export class Wire {
   constructor(
@@ -47,6 +48,25 @@ export class Wire {
   flag(row: number, which: number, value: boolean): boolean | 0 | 1 {
     if (this.roll(TAG.quirkFlag, this.rowKey(row), which) < this.quirks.flagsAsInts) return value ? 1 : 0;
     return value;
+  }
+
+  /**
+   * `items` with each one `picked` chooses sent twice, the copy right after it (`duplicateRows`).
+   * At rate 0, the default, the list as it is, and nothing is rolled.
+   */
+  twice<T>(items: T[], picked: (item: T) => boolean): T[] {
+    if (this.quirks.duplicateRows === 0) return items;
+    return items.flatMap((x) => (picked(x) ? [x, x] : [x]));
+  }
+
+  /** Whether result row `row` is sent twice in a list of rows: `list` 0 in results, 1 in lineups. */
+  rowTwice(row: number, list: number): boolean {
+    return this.roll(TAG.quirkDuplicateRow, this.rowKey(row), list) < this.quirks.duplicateRows;
+  }
+
+  /** Whether a driver's entry in an event's class is sent twice in the entry list (by ids, the same in every site). */
+  entryTwice(eventId: number, classId: number, driverId: number): boolean {
+    return this.roll(TAG.quirkDuplicateEntry, eventId, Math.imul(classId, 0x10001) ^ driverId) < this.quirks.duplicateRows;
   }
 
   /** Which row a quirk choice is about: the same upstream row has one key in every site's world. */
