@@ -15,7 +15,7 @@ import { redact, secretsOf } from './secrets.js';
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   migrate: { summary: 'apply database migrations (under an advisory lock)', load: () => import('./commands/migrate.js') },
   sync: {
-    summary: 'run one job once (--job full|season|live, default full) for each source (--source NAME, repeatable); prints a per-table summary, --json for one JSON object',
+    summary: 'run one job once (--job full|season|live, default full) for each source (--source NAME, repeatable); --retry-set-aside also tries the scopes set aside after repeated failures; prints a per-table summary, --json for one JSON object',
     load: () => import('./commands/sync.js'),
   },
   rebuild: {

@@ -185,6 +185,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       url: shownUrl,
       status: failure.status,
       attempts,
+      ...(failure.limit ? { limit: failure.limit } : {}),
       cause: failure.cause,
     });
     // Only faults of the upstream count toward "down"; a deliberate answer (a 404) proves it is up.

@@ -20,6 +20,8 @@ export interface ApiErrorDetails {
   status?: number;
   /** Attempts made before giving up; set when the error ends a request. */
   attempts?: number;
+  /** For `too-large`: which limit the body passed, as received or after decoding. */
+  limit?: 'received' | 'decoded';
   cause?: unknown;
 }
 
@@ -31,6 +33,7 @@ export class ApiError extends Error {
   readonly url: string;
   readonly status: number | undefined;
   readonly attempts: number | undefined;
+  readonly limit: 'received' | 'decoded' | undefined;
 
   constructor(message: string, details: ApiErrorDetails) {
     super(message, { cause: details.cause });
@@ -39,6 +42,7 @@ export class ApiError extends Error {
     this.url = details.url;
     this.status = details.status;
     this.attempts = details.attempts;
+    this.limit = details.limit;
   }
 }
 

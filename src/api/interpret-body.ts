@@ -13,6 +13,8 @@ export interface Failure {
   message: string;
   status?: number;
   retryAfterMs?: number | null;
+  /** For `too-large`: which limit the body passed. */
+  limit?: 'received' | 'decoded';
   /** Attempts this kind of failure gets at most, when fewer than the client's own. */
   maxAttempts?: number;
   cause?: unknown;

@@ -118,7 +118,7 @@ function thrownFailure(
   { shownUrl, timeoutMs, secrets, timedOut, headersCame }: { shownUrl: string; timeoutMs: number; secrets: string[]; timedOut: boolean; headersCame: boolean },
 ): Failure {
   // The same body again would pass the same limit: not retried.
-  if (err instanceof BodyTooLargeError) return { kind: 'too-large', retryable: false, message: `GET ${shownUrl} failed: ${err.message}` };
+  if (err instanceof BodyTooLargeError) return { kind: 'too-large', retryable: false, limit: err.measure, message: `GET ${shownUrl} failed: ${err.message}` };
   if (err instanceof BodyDecodeError) return { kind: 'decode', retryable: false, message: `GET ${shownUrl} failed: ${err.message}` };
   const cause = redactError(err, secrets);
   if (timedOut && headersCame) {

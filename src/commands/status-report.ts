@@ -6,7 +6,18 @@ import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
 import { duplicatesLine, recentDuplicates, type RecentDuplicates } from '../observability/recent-duplicates.js';
 import type { RunProgress } from '../observability/run-progress.js';
 import { runningRuns, type RunningRun } from '../observability/running-runs.js';
-import { endpointStates, failingScopes, jobStates, recentRuns, type EndpointCounts, type FailingScope, type JobState, type RunRow } from '../observability/status-queries.js';
+import {
+  endpointStates,
+  failingScopes,
+  jobStates,
+  recentRuns,
+  setAsideScopes,
+  type EndpointCounts,
+  type FailingScope,
+  type JobState,
+  type RunRow,
+  type SetAsideScope,
+} from '../observability/status-queries.js';
 import type { Shapes } from '../shapes/overrides.js';
 import { loadDrift } from '../sync/shape/load.js';
 import { driftCounts, type DriftKind } from '../sync/shape/report.js';
@@ -31,13 +42,15 @@ export interface StatusReport {
   runs: Array<Pick<RunRow, 'run_id' | 'job' | 'trigger' | 'status' | 'started_at' | 'finished_at' | 'requests' | 'rows_written' | 'error'>>;
   endpoints: Array<Omit<EndpointCounts, 'source'>>;
   failing: Array<Omit<FailingScope, 'source'>>;
+  /** Scopes runs skip for now: each failed the same lasting way in two runs in a row. */
+  set_aside: Array<Omit<SetAsideScope, 'source'>>;
   rejects: Array<{ endpoint: string; params: string; reason: string; created_at: string }>;
   /** The shape report in one line, and its path counts per endpoint (see `pitwall drift`). */
   drift: { summary: string; endpoints: Record<string, Record<DriftKind, number>> };
-  /** Items listed twice under one parent, as the newest of the last runs that found any counted them. */
-  duplicates: { summary: string; run: RecentDuplicates | null };
   /** Set when this process's configuration does not name the source: since when none has (pitwall.sources), and whether it was retired. */
   no_longer_configured: NoLongerConfigured | null;
+  /** Items listed twice under one parent, as the newest of the last runs that found any counted them. */
+  duplicates: { summary: string; run: RecentDuplicates | null };
 }
 
 /** A source `pitwall status` reports on, with what this process knows of it. */
@@ -104,10 +117,11 @@ async function sourceStatus(db: pg.Pool, source: StatusSource, freshness: Status
     })),
     endpoints: (await endpointStates(db, only)).map(({ source: _, last_run_id: __, ...e }) => e),
     failing: (await failingScopes(db, only, limit)).map(({ source: _, ...f }) => f),
+    set_aside: (await setAsideScopes(db, only, limit)).map(({ source: _, ...f }) => f),
     rejects: rejects.rows,
     drift: await loadDrift(db, source.shapes ?? null, only).then((report) => ({ summary: driftLine(report), endpoints: driftCounts(report) })),
-    duplicates: await recentDuplicates(db, source.name, limit).then((run) => ({ summary: duplicatesLine(run, limit), run })),
     no_longer_configured: source.configured === false ? ((await noLongerConfigured(db, only)).get(source.name) ?? null) : null,
+    duplicates: await recentDuplicates(db, source.name, limit).then((run) => ({ summary: duplicatesLine(run, limit), run })),
   };
 }
 
@@ -177,6 +191,16 @@ export function statusText(r: StatusReport, source = DEFAULT_SOURCE): string {
   ];
   if (r.failing.length) {
     parts.push('', 'Failing scopes', renderTable(['endpoint', 'params', 'status', 'error'], r.failing.map((f) => [f.endpoint, f.params, f.status, (f.last_error ?? '').slice(0, 80)])));
+  }
+  if (r.set_aside.length) {
+    parts.push(
+      '',
+      'Set aside (each failed the same way in two runs in a row; runs skip it until the time shown: PITWALL_SET_ASIDE_HOURS; pitwall sync --retry-set-aside tries them now)',
+      renderTable(
+        ['endpoint', 'params', 'failure', 'runs', 'until', 'error'],
+        r.set_aside.map((f) => [f.endpoint, f.params, `${f.failure_kind ?? ''} (${f.failure_stage ?? ''})`, f.failed_runs, f.set_aside_until, (f.last_error ?? '').slice(0, 80)]),
+      ),
+    );
   }
   if (r.rejects.length) {
     parts.push('', 'Recent rejects', renderTable(['endpoint', 'params', 'reason'], r.rejects.map((x) => [x.endpoint, x.params, x.reason.slice(0, 100)])));

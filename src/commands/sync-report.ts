@@ -44,6 +44,7 @@ export function summaryText(s: RunSummary): string {
     `run ${s.runId} (${s.job}): ${s.status} in ${(s.durationMs / 1000).toFixed(1)} s; ` +
     `${s.requests} requests, ${s.retries} retries; scopes loaded ${s.scopes.loaded}, unchanged ${s.scopes.unchanged}, ` +
     `invalid ${s.scopes.invalid}, failed ${s.scopes.failed}` +
+    (s.scopes.setAside > 0 ? `, set aside ${s.scopes.setAside} (failing the same way run after run: pitwall status lists them)` : '') +
     unmodelledNote(s.unknownFields);
   const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected', 'field errors', 'duplicates'], rows) : '';
   const masked = s.maskedValues > 0 ? [`note: ${s.maskedValues} value(s) in the responses held the API key and were stored masked as [redacted]`] : [];

@@ -11,15 +11,16 @@ import { createProgressReporter } from './progress.js';
 import { runExitCode, summariesReport, worstExitCode } from './sync-report.js';
 
 /**
- * `pitwall sync [--job full|season|live] [--source NAME ...] [--json]`: one run of one job for
- * each selected source, the sources side by side (each at its own key's pace). The first signal
+ * `pitwall sync [--job full|season|live] [--source NAME ...] [--retry-set-aside] [--json]`: one
+ * run of one job for each selected source, the sources side by side (each at its own key's pace);
+ * `--retry-set-aside` visits the scopes set aside after repeated failures too. The first signal
  * drains the runs (nothing new starts; in-flight requests and transactions finish, cancelled
  * after PITWALL_SHUTDOWN_TIMEOUT_MS), which then end `interrupted` with exit code 130.
  */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parse({
     args: ctx.args,
-    options: { ...CONFIG_FLAG_OPTIONS, ...HELP, ...SOURCE_OPTION, job: { type: 'string' }, json: { type: 'boolean' } },
+    options: { ...CONFIG_FLAG_OPTIONS, ...HELP, ...SOURCE_OPTION, job: { type: 'string' }, json: { type: 'boolean' }, 'retry-set-aside': { type: 'boolean' } },
   });
   const job = (values.job ?? 'full') as JobName;
   if (!JOB_NAMES.includes(job)) throw new UsageError(`--job must be one of ${JOB_NAMES.join(', ')}`);
@@ -37,7 +38,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     const one = (source: Source) =>
       runSync(
         { pool: warehouse.pool, config: source.config, logger, source: source.name },
-        { job, trigger: 'manual', drain: stop.drain, signal: stop.abort, onProgress: progress.update },
+        { job, trigger: 'manual', drain: stop.drain, signal: stop.abort, onProgress: progress.update, retrySetAside: values['retry-set-aside'] === true },
       );
     const summaries = await Promise.all(sources.map(one));
     progress.finish();

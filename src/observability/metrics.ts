@@ -7,6 +7,7 @@ import { JOB_NAMES, type JobName } from '../sync/jobs.js';
 import type { SyncObserver } from '../sync/observer.js';
 
 import { runningRuns, type RunningRun } from './running-runs.js';
+import { setAsideCounts } from './status-queries.js';
 
 /** Row counts a run reports per table, as Prometheus `kind` labels; `unchanged` rows are not written. */
 const WRITE_KINDS = ['inserted', 'updated', 'deleted', 'rejected'] as const;
@@ -49,6 +50,20 @@ function runProgressGauges(pool: pg.Pool, registers: Registry[]): void {
   gauge('pitwall_run_scopes_total', 'Request scopes a running run knows of so far, by source and job; grows as the walk discovers scopes.', (r) => r.scopes_total);
   gauge('pitwall_run_requests', 'Upstream requests a running run has made so far, by source and job.', (r) => r.requests);
   gauge('pitwall_run_rows_written', 'Rows a running run has inserted, updated or deleted so far, by source and job.', (r) => r.rows_written);
+}
+
+/** Scopes set aside now, read at scrape time (one grouped read of pitwall.sync_state, whose set-aside rows are few). */
+function setAsideGauge(pool: pg.Pool, registers: Registry[]): void {
+  new Gauge({
+    name: 'pitwall_set_aside_scopes',
+    help: 'Request scopes set aside now, by source, endpoint and kind of failure: each failed the same lasting way in two runs in a row, and runs skip it until PITWALL_SET_ASIDE_HOURS have passed (pitwall status lists them).',
+    labelNames: ['source', 'endpoint', 'kind'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const r of await setAsideCounts(pool)) this.set({ source: r.source, endpoint: r.endpoint, kind: r.kind }, r.scopes);
+    },
+  });
 }
 
 /**
@@ -128,7 +143,10 @@ export function createMetrics(pool?: pg.Pool, sources: readonly string[] = [DEFA
   /** The drift series each source's last report set, so the next replaces them without touching other sources'. */
   const driftSeries = new Map<string, Array<{ source: string; endpoint: string; kind: string }>>();
 
-  if (pool) runProgressGauges(pool, registers);
+  if (pool) {
+    runProgressGauges(pool, registers);
+    setAsideGauge(pool, registers);
+  }
 
   const observer: SyncObserver = {
     api: {

@@ -138,3 +138,39 @@ export async function failingScopes(db: pg.Pool, sources: readonly string[], lim
   );
   return rows;
 }
+
+export interface SetAsideScope {
+  source: string;
+  endpoint: string;
+  params: string;
+  failure_stage: string | null;
+  failure_kind: string | null;
+  /** Runs in a row that failed this way. */
+  failed_runs: number;
+  /** When runs try it again by themselves (`pitwall sync --retry-set-aside` tries it now). */
+  set_aside_until: string;
+  last_error: string | null;
+}
+
+/**
+ * The sources' scopes set aside now (pitwall.sync_state.set_aside_until in the future): the ones
+ * that come up again soonest first, at most `limit`.
+ */
+export async function setAsideScopes(db: pg.Pool, sources: readonly string[], limit: number): Promise<SetAsideScope[]> {
+  const { rows } = await db.query<SetAsideScope>(
+    `SELECT source, endpoint, params, failure_stage, failure_kind, failed_runs, set_aside_until::text, last_error
+       FROM pitwall.sync_state WHERE source = ANY($2::text[]) AND set_aside_until > now()
+      ORDER BY set_aside_until, source, endpoint, params LIMIT $1`,
+    [limit, sources],
+  );
+  return rows;
+}
+
+/** How many scopes are set aside now, per source, endpoint and kind of failure (the metrics gauge). */
+export async function setAsideCounts(db: pg.Pool): Promise<Array<{ source: string; endpoint: string; kind: string; scopes: number }>> {
+  const { rows } = await db.query<{ source: string; endpoint: string; kind: string; scopes: number }>(
+    `SELECT source, endpoint, coalesce(failure_kind, '') AS kind, count(*)::int AS scopes
+       FROM pitwall.sync_state WHERE set_aside_until > now() GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+  );
+  return rows;
+}

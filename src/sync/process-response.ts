@@ -1,5 +1,6 @@
 import type pg from 'pg';
 
+import { DatabaseError } from '../db/errors.js';
 import { markMissingDeleted } from '../db/load/mark-deleted.js';
 import { upsertRows } from '../db/load/upsert.js';
 import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
@@ -16,6 +17,7 @@ import { childrenOf, DIMENSION_TABLES, LOAD_ORDER, type Endpoint, type Params } 
 import { bodyIsStorable } from './extract/storable.js';
 import type { Extracted, Seed } from './extract/types.js';
 import { saltedHash, scopeHash, textDigest, type TextDigest } from './hash.js';
+import { ScopeStageError } from './scope-failure.js';
 import { compressBody, type KeptBody } from './kept-body.js';
 import type { ShapeTracker } from './shape/tracker.js';
 import { insertFieldErrors } from './sql/field-errors.js';
@@ -89,14 +91,15 @@ export async function processResponse(
   // found identical; responses skipped whole are counted in `scopes.unchanged`.
   if (unchanged) {
     await recordUnchanged(ctx, ep, query);
-    return childrenOf(ep.name).length > 0 ? ep.extract(items, params, body, overrides).seeds : [];
+    return childrenOf(ep.name).length > 0 ? inStage('extract', () => ep.extract(items, params, body, overrides)).seeds : [];
   }
 
   // Compressed on the thread pool while the items are extracted, before the transaction begins.
   // Without the received text (a caller holding only the parsed body) its JSON is kept instead.
   const compressing = source.kept ? null : compressBody(source.text ?? JSON.stringify(body));
   compressing?.catch(() => undefined); // awaited below; an extract that throws must not leave it unhandled
-  const extracted = ep.extract(items, params, body, overrides, { storable: source.text !== undefined && bodyIsStorable(source.text) });
+  const storable = source.text !== undefined && bodyIsStorable(source.text);
+  const extracted = inStage('extract', () => ep.extract(items, params, body, overrides, { storable }));
   const { toLoad, known } = withoutKnownDimensions(ctx, extracted);
   const kept = compressing && { body: await compressing, versions: ctx.keepResponses ?? 1 };
 
@@ -105,6 +108,10 @@ export async function processResponse(
     signal: ctx.signal,
     onRetry: (err, attempt) =>
       ctx.logger.warn({ endpoint: ep.name, params: query, attempt, err: String(err) }, 'retrying transaction'),
+  }).catch((err: unknown) => {
+    // The database's own failures keep their class (bad data is the scope's, a lost server the
+    // run's); anything else thrown while loading is this scope's.
+    throw err instanceof DatabaseError || ctx.signal?.aborted ? err : new ScopeStageError('load', err);
   });
   // Counted and remembered only after COMMIT: a retried transaction must not count twice, and a
   // rolled-back one has written nothing.
@@ -114,6 +121,15 @@ export async function processResponse(
   ctx.counters.scopes.loaded += 1;
   ctx.hashes.set(key, hash);
   return extracted.seeds;
+}
+
+/** Runs one stage of pitwall's own work on an answer: what it throws is that scope's failure, at that stage. */
+function inStage<T>(stage: 'extract', work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    throw new ScopeStageError(stage, err);
+  }
 }
 
 /**

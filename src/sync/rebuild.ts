@@ -1,19 +1,21 @@
 import pLimit from 'p-limit';
 
 import { maskEscapedSecrets, maskSecretsInText } from '../api/mask-secrets.js';
+import { parseJson } from '../api/parse-json.js';
 import { canonicalQuery } from '../api/query.js';
 import type { Config } from '../config.js';
 import { DEFAULT_SOURCE } from '../db/schema/columns.js';
+import { jsonText } from '../exact-number.js';
 
 
-import { classifyBadBody, itemsOf } from './bad-body.js';
+import { itemsOf } from './bad-body.js';
 import { DimensionCache } from './dimension-cache.js';
 import { childrenOf, endpoint, ENDPOINTS, type Endpoint, type EndpointName, type Params } from './endpoints.js';
 import { JOB_NAMES } from './jobs.js';
 import { compressBody, decompressBody } from './kept-body.js';
 import { processResponse, type ProcessContext } from './process-response.js';
 import { runInShell, thrownOutcome, type RunContext, type RunOutcome, type RunShellDeps } from './run-shell.js';
-import { isScopeDataError } from './scope-data-error.js';
+import { isScopeFailure } from './scope-failure.js';
 import { latestResponses, replaceKeptBody, type KeptResponse } from './sql/responses.js';
 import type { RunScopes } from './sql/sync-runs.js';
 import { ScopeTouches } from './sql/sync-state.js';
@@ -160,17 +162,17 @@ async function rebuildScope(ctx: ProcessContext, ep: Endpoint, kept: KeptRespons
   const params: Params = Object.fromEntries(new URLSearchParams(kept.params));
   try {
     const { text, masked } = maskSecretsInText(await decompressBody(kept.body, kept.encoding), secrets);
-    const body = JSON.parse(text) as Record<string, unknown>;
+    const body = parseJson(text) as Record<string, unknown>;
     const escaped = maskEscapedSecrets(text, body, secrets);
     if (masked + escaped > 0) {
       ctx.counters.maskedValues += masked + escaped;
       // The kept body is cleaned too, not only the rows derived from it.
-      await replaceKeptBody(ctx.pool, kept.responseId, await compressBody(escaped > 0 ? JSON.stringify(body) : text));
+      await replaceKeptBody(ctx.pool, kept.responseId, await compressBody(escaped > 0 ? jsonText(body)! : text));
     }
     if (!loadIt) return ep.extract(itemsOf(ep, body), params, body, ctx.overrides?.endpoints.get(ep.name)).seeds;
     return await processResponse(ctx, ep, params, kept.params, body, null, { text, kept: { responseHash: kept.responseHash } });
   } catch (err) {
-    if (!(classifyBadBody(err) || isScopeDataError(err))) throw err;
+    if (!isScopeFailure(err)) throw err;
     ctx.counters.scopes.failed += 1;
     ctx.logger.warn({ endpoint: ep.name, params: kept.params, err: String(err) }, 'kept response could not be loaded; skipped');
     return [];

@@ -1,10 +1,9 @@
 import type { ApiClient } from '../api/client.js';
-import { ApiError, UpstreamDownError } from '../api/errors.js';
+import { UpstreamDownError } from '../api/errors.js';
 import type { Transport } from '../api/http-get.js';
-import { canonicalQuery } from '../api/query.js';
+import { buildUrl, canonicalQuery } from '../api/query.js';
 import { unreachableMessage } from '../api/unreachable.js';
 import type { Config } from '../config.js';
-import { DatabaseError } from '../db/errors.js';
 import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import type { Logger } from '../log.js';
 
@@ -19,12 +18,12 @@ import { knownBodyTest, processResponse, recordUnchanged, type ProcessContext } 
 import { failureAnswer, RootAnswers, type RootAnswer } from './root-answers.js';
 import { createRunClient } from './run-client.js';
 import { runInShell, thrownOutcome, type RunContext, type RunOutcome, type RunShellDeps } from './run-shell.js';
-import { isScopeDataError } from './scope-data-error.js';
+import { describeScopeFailure, isScopeFailure, type ScopeStage } from './scope-failure.js';
 import { loadDrift } from './shape/load.js';
 import { driftCounts } from './shape/report.js';
 import { ShapeTracker } from './shape/tracker.js';
 import { insertBodyReject } from './sql/rejects.js';
-import { loadResponseHashes, recordScopeFailure, ScopeTouches } from './sql/sync-state.js';
+import { loadResponseHashes, loadSetAside, recordScopeFailure, scopeKey, ScopeTouches } from './sql/sync-state.js';
 import type { RunSummary } from './summary.js';
 import { walk, type WalkPlan } from './walk.js';
 
@@ -51,6 +50,8 @@ export interface SyncOptions {
   /** Replaces the job's own plan (tests, and jobs that compute their plan first). */
   plan?: WalkPlan;
   onProgress?: (p: { discovered: number; done: number; counters: RunCounters }) => void;
+  /** Visit the scopes set aside too (`pitwall sync --retry-set-aside`), instead of skipping them until their time. */
+  retrySetAside?: boolean;
 }
 
 /**
@@ -90,6 +91,8 @@ interface SyncRun {
   ctx: ProcessContext;
   api: ApiClient;
   roots: RootAnswers;
+  /** Scopes set aside (by scope key) that this run skips: none when it retries them. */
+  setAside: ReadonlyMap<string, Date>;
   progress: () => void;
 }
 
@@ -139,6 +142,7 @@ async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext
     ctx,
     api: createRunClient(deps, { runId, source, counters, logger, halt: run.halt }),
     roots: new RootAnswers(),
+    setAside: options.retrySetAside ? new Map() : await loadSetAside(deps.pool, source),
     progress: () => options.onProgress?.({ discovered: scopes.total, done: scopes.done, counters }),
   };
 }
@@ -220,16 +224,21 @@ async function flushShapes(sync: SyncRun): Promise<void> {
 
 /** One scope: request, then load; a scope that fails is recorded and the walk goes on. */
 async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[]> {
-  const { deps, run, ctx } = sync;
+  const { run, ctx } = sync;
   const { counters, runId, source } = run;
   const query = canonicalQuery(params);
-  const at = { runId, source, endpoint: ep.name, params: query };
-  const scopeLog = run.logger.child({ endpoint: ep.name });
+  if (sync.setAside.has(scopeKey(ep.name, query))) {
+    counters.scopes.setAside += 1;
+    return [];
+  }
   // A visit cut short by a stop is no answer of its root's either way.
   let answer: RootAnswer | null = { kind: 'accepted' };
+  // Where the visit is, for a failure that does not say so itself.
+  let stage: ScopeStage = 'parse';
+  let release = (): void => undefined;
   try {
     const body = knownBodyTest(ctx, ep, query);
-    const res = await sync.api.get(ep.path, params, { signal: run.signal, known: body.known });
+    const res = await sync.api.get(ep.path, params, { signal: run.signal, known: body.known, holdBody: true });
     if (res.kind === 'known') {
       counters.maskedValues += res.maskedValues;
       // The client says known only for a body whose digest equals the scope's recorded hash.
@@ -239,12 +248,16 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
     if (res.kind === 'invalid') {
       answer = { kind: 'refused' };
       counters.scopes.invalid += 1;
-      await recordScopeFailure(deps.pool, { ...at, status: 'invalid', error: res.reason });
-      scopeLog.warn({ params: query, reason: res.reason }, 'upstream answered RequestValid 0');
+      const at = { runId, source, endpoint: ep.name, params: query };
+      await recordScopeFailure(sync.deps.pool, { ...at, status: 'invalid', error: res.reason, stage: 'check', kind: 'invalid', lasting: false, setAsideHours: 0 });
+      run.logger.warn({ endpoint: ep.name, params: query, reason: res.reason }, 'upstream answered RequestValid 0');
       return [];
     }
+    // The body's bytes stay in the process's budget until its rows are loaded.
+    release = res.release;
     if (res.repaired) counters.repairedBodies += 1;
     counters.maskedValues += res.maskedValues;
+    stage = 'check';
     // A body re-serialised to mask an escaped key is hashed from its parsed value, as a rebuild would.
     return await processResponse(ctx, ep, params, query, res.body, res.reserialized ? null : body.digest(), { text: res.text });
   } catch (err) {
@@ -255,30 +268,39 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
       run.fail(err);
       throw err;
     }
-    counters.scopes.failed += 1;
-    const message = err instanceof Error ? err.message : String(err);
-    scopeLog.warn({ params: query, err: message }, 'scope failed; recorded and skipped');
-    await recordScopeFailure(deps.pool, { ...at, status: 'error', error: message });
-    const badBody = classifyBadBody(err);
-    if (badBody) {
-      await insertBodyReject(deps.pool, at, message, badBody.snippet);
-      counters.add(ep.rejectTable, { rejected: 1 });
-    }
+    await recordFailure(sync, ep, params, err, stage);
     return [];
   } finally {
+    release();
     if (answer) sync.roots.record(ep, query, answer);
     run.scopes.done += 1;
     sync.progress();
   }
 }
 
-/**
- * A failure of one scope, recorded on it while the walk goes on. Anything else ends the run: an
- * upstream plainly down, a database that is gone, or a bug.
- */
-function isScopeFailure(err: unknown): boolean {
-  if (err instanceof UpstreamDownError || (err instanceof DatabaseError && !isScopeDataError(err))) return false;
-  return err instanceof ApiError || classifyBadBody(err) !== null || isScopeDataError(err);
+/** A scope's failure: counted, logged in one line, recorded on its sync_state row (set aside when it keeps failing), a bad body kept. */
+async function recordFailure(sync: SyncRun, ep: Endpoint, params: Params, err: unknown, stage: ScopeStage): Promise<void> {
+  const { deps, run } = sync;
+  const query = canonicalQuery(params);
+  const at = { runId: run.runId, source: run.source, endpoint: ep.name, params: query };
+  const failure = describeScopeFailure(err, { endpoint: ep.name, shownUrl: buildUrl(deps.config.apiBaseUrl, ep.path, params), stage });
+  run.counters.scopes.failed += 1;
+  const setAsideUntil = await recordScopeFailure(deps.pool, {
+    ...at,
+    status: 'error',
+    error: failure.message,
+    stage: failure.stage,
+    kind: failure.kind,
+    lasting: failure.lasting,
+    setAsideHours: deps.config.setAsideHours,
+  });
+  const fields = { endpoint: ep.name, params: query, stage: failure.stage, kind: failure.kind, ...(setAsideUntil ? { setAsideUntil } : {}) };
+  run.logger.warn(fields, `scope failed: ${failure.message}${setAsideUntil ? `; set aside until ${setAsideUntil.toISOString()}` : ''}`);
+  const badBody = classifyBadBody(err);
+  if (badBody) {
+    await insertBodyReject(deps.pool, at, failure.message, badBody.snippet);
+    run.counters.add(ep.rejectTable, { rejected: 1 });
+  }
 }
 
 /**

@@ -10,7 +10,18 @@ import { noLongerConfigured, type NoLongerConfigured } from '../../sync/sql/conf
 import { markDeadRuns } from '../../sync/sql/dead-runs.js';
 import { recordedSources } from '../../sync/sql/recorded-sources.js';
 import { runningRuns, type RunningRun } from '../running-runs.js';
-import { endpointStates, failingScopes, jobStates, recentRuns, recentRunsPerJob, type EndpointCounts, type FailingScope, type RunRow } from '../status-queries.js';
+import {
+  endpointStates,
+  failingScopes,
+  jobStates,
+  recentRuns,
+  recentRunsPerJob,
+  setAsideScopes,
+  type EndpointCounts,
+  type FailingScope,
+  type RunRow,
+  type SetAsideScope,
+} from '../status-queries.js';
 
 import { lastChanges, pageTables, runsOf, tableRows, type PageTable } from './tables.js';
 import { ageSeconds, iso } from './time.js';
@@ -47,6 +58,8 @@ export interface StatusPageData {
   drift_recorded: boolean;
   /** Modelled fields the upstream stopped sending (or never sent beside a likely new name), until they come back. */
   missing_fields: MissingField[];
+  /** Scopes runs skip for now (each failed the same lasting way in two runs in a row), soonest back first; at most 50. */
+  set_aside: SetAsideScope[];
 }
 
 export interface PageSource {
@@ -118,6 +131,7 @@ export interface StatusPageOptions {
 }
 
 const FAILING_PER_ENDPOINT = 5;
+const SET_ASIDE_SHOWN = 50;
 
 /** The sources the page shows, with their schedules and shapes. */
 async function shownSources(db: pg.Pool, options: StatusPageOptions): Promise<Array<Required<WorkerSource>>> {
@@ -161,7 +175,7 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
   const shown = await shownSources(db, options);
   const names = shown.map((s) => s.name);
 
-  const [jobs, running, runs, perJob, endpoints, failing, rejected, drift, rows, changes, missing] = await Promise.all([
+  const [jobs, running, runs, perJob, endpoints, failing, rejected, drift, rows, changes, missing, setAside] = await Promise.all([
     jobStates(db, names),
     runningRuns(db, names),
     recentRuns(db, names, limit),
@@ -173,6 +187,7 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     tableRows(db, tables),
     lastChanges(db),
     missingFields(db, names),
+    setAsideScopes(db, names, SET_ASIDE_SHOWN),
   ]);
   const now = Date.now();
 
@@ -220,5 +235,6 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     tables: pageTables({ tables, rows, changes, endpoints, jobs, runs: runJobs, running, now }),
     drift_recorded: [...drift.values()].some((counts) => Object.keys(counts).length > 0),
     missing_fields: missing,
+    set_aside: setAside.map((f) => ({ ...f, set_aside_until: iso(f.set_aside_until) ?? f.set_aside_until, last_error: clean(f.last_error) })),
   };
 }

@@ -208,7 +208,21 @@ ${data.running.length ? '<p class="muted">Scopes known so far grow as the walk d
 ${data.drift_recorded ? '' : '<p class="muted">No response shapes recorded yet (pitwall.shape_paths is empty).</p>'}
 ${missingFieldsNote(data, several)}
 <h2>Failing scopes</h2>${table('failing', [...sourceHeader(several), 'endpoint', 'params', 'status', 'last attempt', 'last error'], failing, 'None: every scope answered on its last attempt.')}
+<h2>Set aside</h2>${setAsideTable(data, several)}
 <h2>Tables</h2>${tables}
 </body></html>
 `;
+}
+
+/** Scopes runs skip for now, with why and until when. */
+function setAsideTable(data: StatusPageData, several: boolean): string {
+  const rows = data.set_aside.map(
+    (f) =>
+      `<tr class="failed">${sourceCell(several, f.source)}<td>${e(f.endpoint)}</td><td>${e(f.params)}</td><td>${e(`${f.failure_kind ?? ''} (${f.failure_stage ?? ''})`)}</td>`
+      + `<td class="n">${count(f.failed_runs)}</td><td>${e(when(f.set_aside_until))}</td><td class="err">${e(f.last_error ?? '')}</td></tr>`,
+  );
+  const note = rows.length
+    ? '<p class="muted">Each failed the same way in two runs in a row; runs skip it until the time shown (PITWALL_SET_ASIDE_HOURS), and <code>pitwall sync --retry-set-aside</code> tries them now.</p>'
+    : '';
+  return table('set-aside', [...sourceHeader(several), 'endpoint', 'params', 'failure', 'runs in a row', 'until', 'last error'], rows, 'None: no scope keeps failing.') + note;
 }

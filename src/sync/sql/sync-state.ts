@@ -53,7 +53,8 @@ export async function recordScopeSuccess(db: pg.ClientBase | pg.Pool, s: ScopeSu
      ON CONFLICT (source, endpoint, params) DO UPDATE SET
        last_attempt_at = now(), last_success_at = now(), status = 'ok',
        response_hash = EXCLUDED.response_hash, item_count = EXCLUDED.item_count,
-       last_error = NULL, last_run_id = EXCLUDED.last_run_id
+       last_error = NULL, last_run_id = EXCLUDED.last_run_id,
+       failure_stage = NULL, failure_kind = NULL, failed_runs = 0, set_aside_until = NULL
      RETURNING s.xmax = 0 AS first`,
     values: [s.endpoint, s.params, s.responseHash, s.itemCount, s.runId, s.source],
   });
@@ -101,23 +102,57 @@ export class ScopeTouches {
   }
 }
 
+/** A scope's failure as recorded: `invalid` (RequestValid 0) or `error`, where and what, and whether it may set the scope aside. */
+export interface ScopeFailureAt extends ScopeAt {
+  status: 'invalid' | 'error';
+  error: string;
+  stage: string;
+  kind: string;
+  /** Not one of the upstream's passing faults: repeated, it sets the scope aside. */
+  lasting: boolean;
+  /** How long a scope is set aside (PITWALL_SET_ASIDE_HOURS); 0 = never. */
+  setAsideHours: number;
+}
+
+// Runs in a row that failed this way: a new kind starts again at 1, and a second failure within
+// the same run (another phase's visit) is not another run.
+const FAILED_RUNS = `CASE WHEN s.failure_kind IS DISTINCT FROM EXCLUDED.failure_kind THEN 1
+                          WHEN s.last_run_id IS NOT DISTINCT FROM EXCLUDED.last_run_id THEN s.failed_runs
+                          ELSE s.failed_runs + 1 END`;
+
 /**
- * `invalid` (RequestValid 0) or `error` (the request or its processing failed). The last good
- * hash is kept, so a later identical response is still recognised as already loaded.
+ * Records a scope's failure. The last good hash is kept, so a later identical response is still
+ * recognised as already loaded. A lasting kind of failure in two runs in a row sets the scope
+ * aside for `setAsideHours` (docs/reliability.md); returns until when, or null.
  */
-export async function recordScopeFailure(
-  db: pg.Pool,
-  f: ScopeAt & { status: 'invalid' | 'error'; error: string },
-): Promise<void> {
-  await queryWithRetry(
+export async function recordScopeFailure(db: pg.Pool, f: ScopeFailureAt): Promise<Date | null> {
+  const { rows } = await queryWithRetry<{ set_aside_until: Date | null }>(
     db,
-    `INSERT INTO pitwall.sync_state AS s (source, endpoint, params, last_attempt_at, status, last_error, last_run_id)
-     VALUES ($6, $1, $2, now(), $3, $4, $5)
+    `INSERT INTO pitwall.sync_state AS s
+       (source, endpoint, params, last_attempt_at, status, last_error, last_run_id, failure_stage, failure_kind, failed_runs)
+     VALUES ($6, $1, $2, now(), $3, $4, $5, $7, $8, 1)
      ON CONFLICT (source, endpoint, params) DO UPDATE SET
        last_attempt_at = now(), status = EXCLUDED.status, last_error = EXCLUDED.last_error,
-       last_run_id = EXCLUDED.last_run_id`,
-    [f.endpoint, f.params, f.status, storableText(f.error).slice(0, 2000), f.runId, f.source],
+       last_run_id = EXCLUDED.last_run_id, failure_stage = EXCLUDED.failure_stage, failure_kind = EXCLUDED.failure_kind,
+       failed_runs = ${FAILED_RUNS},
+       set_aside_until = CASE
+         WHEN NOT $9::boolean OR $10::int = 0 OR ${FAILED_RUNS} < 2 THEN NULL
+         WHEN s.last_run_id IS NOT DISTINCT FROM EXCLUDED.last_run_id THEN s.set_aside_until
+         ELSE now() + make_interval(hours => $10::int) END
+     RETURNING set_aside_until`,
+    [f.endpoint, f.params, f.status, storableText(f.error).slice(0, 2000), f.runId, f.source, f.stage, f.kind, f.lasting, f.setAsideHours],
   );
+  return rows[0]?.set_aside_until ?? null;
+}
+
+/** The scopes of a source that are set aside now, by scope key (see scopeKey), with until when. */
+export async function loadSetAside(db: pg.Pool, source: string): Promise<Map<string, Date>> {
+  const { rows } = await queryWithRetry<{ endpoint: string; params: string; set_aside_until: Date }>(
+    db,
+    `SELECT endpoint, params, set_aside_until FROM pitwall.sync_state WHERE source = $1 AND set_aside_until > now()`,
+    [source],
+  );
+  return new Map(rows.map((r) => [scopeKey(r.endpoint, r.params), r.set_aside_until]));
 }
 
 /** Forget the hashes of these scopes, so their next response is processed even if identical. */

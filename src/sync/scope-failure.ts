@@ -1,0 +1,93 @@
+import { ApiError, PayloadError, UpstreamDownError } from '../api/errors.js';
+import { DatabaseError } from '../db/errors.js';
+
+import { ListKeyError } from './bad-body.js';
+import { isScopeDataError } from './scope-data-error.js';
+
+/**
+ * Where in one scope's visit a failure happened: the request and its answer's status, receiving
+ * the body, decoding it, parsing it, checking it is a v2 envelope with the endpoint's list,
+ * extracting rows, loading them.
+ */
+export type ScopeStage = 'request' | 'receive' | 'decode' | 'parse' | 'check' | 'extract' | 'load';
+
+/** A failure of pitwall's own code while it extracted or loaded one answer: that scope's, not the run's. */
+export class ScopeStageError extends Error {
+  override readonly name = 'ScopeStageError';
+
+  constructor(
+    readonly stage: 'extract' | 'load',
+    cause: unknown,
+  ) {
+    super(`${cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)}`, { cause });
+  }
+}
+
+/** A scope's failure as sync_state records it. */
+export interface ScopeFailure {
+  stage: ScopeStage;
+  /** What went wrong, compared run to run: `too-large`, `slow-body`, `http 404`, `not-json`, `envelope`, `extract`… */
+  kind: string;
+  /** The upstream's passing faults (5xx, 429, timeouts, the network) come and go: only other kinds set a scope aside. */
+  lasting: boolean;
+  /** One line: the endpoint, the URL without the key, the stage and the reason. */
+  message: string;
+}
+
+/** HTTP statuses that say "not now" rather than "never". */
+const PASSING_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+/** Stage and kind of an error the client threw. */
+function apiStageAndKind(err: ApiError): { stage: ScopeStage; kind: string; lasting: boolean } {
+  switch (err.kind) {
+    case 'http':
+      return { stage: 'request', kind: `http ${err.status ?? '?'}`, lasting: !PASSING_STATUS.has(err.status ?? 0) };
+    case 'network':
+    case 'timeout':
+      return { stage: 'request', kind: err.kind, lasting: false };
+    case 'slow-body':
+      return { stage: 'receive', kind: err.kind, lasting: true };
+    case 'too-large':
+      return { stage: err.limit === 'decoded' ? 'decode' : 'receive', kind: err.kind, lasting: true };
+    case 'decode':
+      return { stage: 'decode', kind: 'decode', lasting: true };
+    case 'body':
+      return { stage: 'parse', kind: 'not-json', lasting: true };
+  }
+}
+
+/**
+ * Whether `err`, thrown while a scope was visited, is that scope's failure (recorded on it, the
+ * walk going on), or the run's: an upstream plainly down, or a database that is gone (anything
+ * but bad data in one scope). Everything else that can go wrong with one answer is the scope's.
+ */
+export function isScopeFailure(err: unknown): boolean {
+  if (err instanceof UpstreamDownError) return false;
+  return !(err instanceof DatabaseError) || isScopeDataError(err);
+}
+
+/**
+ * What sync_state records of a scope's failure. `stage` is where the visit was when it failed,
+ * for an error that does not say so itself.
+ */
+export function describeScopeFailure(err: unknown, at: { endpoint: string; shownUrl: string; stage: ScopeStage }): ScopeFailure {
+  const base = err instanceof Error ? err.message : String(err);
+  const named = (stage: ScopeStage, kind: string, lasting: boolean, reason = base): ScopeFailure => ({
+    stage,
+    kind,
+    lasting,
+    // Errors of the client name the URL already; the others get it here.
+    message: reason.includes(at.shownUrl) ? `${at.endpoint}: ${stage}: ${reason}` : `${at.endpoint}: ${stage}: ${reason} (GET ${at.shownUrl})`,
+  });
+  if (err instanceof ApiError) {
+    const { stage, kind, lasting } = apiStageAndKind(err);
+    return named(stage, kind, lasting);
+  }
+  // The client's PayloadError: JSON nested too deep (parse), or not a v2 envelope (check).
+  if (err instanceof PayloadError) return err.issues === undefined ? named('parse', 'too-deep', true) : named('check', 'envelope', true);
+  if (err instanceof ListKeyError) return named('check', 'list-key', true);
+  if (err instanceof ScopeStageError) return named(err.stage, err.stage, true);
+  if (err instanceof DatabaseError) return named('load', `load ${err.sqlstate ?? ''}`.trim(), true);
+  const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return named(at.stage, at.stage, true, reason);
+}

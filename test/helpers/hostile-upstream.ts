@@ -1,0 +1,132 @@
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+
+/**
+ * A hostile upstream for the tests: a real HTTP server in front of the simulator that answers
+ * chosen scopes (a path and its EventId) the ways a broken or malicious upstream, or something
+ * on the path to it, can, the same way on every request, and passes every other request through
+ * untouched. Nothing of pitwall is replaced: it meets these bodies exactly as it would meet them
+ * from the real API.
+ */
+export type Hostility =
+  /** 1 MB of gzip that inflates to 1 GiB (64 members of 16 MiB of zeros). */
+  | 'gzip-bomb'
+  /** The real body with 150 MB of whitespace on each side, chunked (no Content-Length). */
+  | 'whitespace'
+  /** The headers, then a byte every `trickleMs`, forever. */
+  | 'trickle'
+  /** JSON arrays nested 100,000 deep. */
+  | 'deep'
+  /** A 302 to another origin (never followed: pitwall would carry the key there). */
+  | 'redirect';
+
+export interface HostileUpstream {
+  url: string;
+  /** Requests each hostile scope got (`path?EventId=n`). */
+  hits: Map<string, number>;
+  /** Makes every scope honest again (the upstream mended), or hostile again. */
+  setHostile(on: boolean): void;
+  close(): Promise<void>;
+}
+
+const MiB = 1024 * 1024;
+let bomb: Buffer | undefined;
+/** Built once: 64 copies of one member (gzip reads concatenated members as one stream). */
+function gzipBomb(): Buffer {
+  bomb ??= Buffer.concat(Array.from({ length: 64 }, () => member));
+  return bomb;
+}
+const member = gzipSync(Buffer.alloc(16 * MiB), { level: 9 });
+
+const scopeOf = (url: URL) => `${url.pathname}?EventId=${url.searchParams.get('EventId') ?? ''}`;
+
+function forward(target: URL, req: IncomingMessage): Promise<IncomingMessage> {
+  const headers = { ...req.headers, host: target.host };
+  delete headers['accept-encoding'];
+  return new Promise((resolve, reject) => {
+    const out = request(target, { method: req.method, headers }, resolve);
+    out.on('error', reject);
+    out.end();
+  });
+}
+
+async function readAll(res: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Writes `total` bytes of `fill` (reusing one buffer) as fast as the client reads, stopping when it goes. */
+async function writeFill(res: ServerResponse, total: number): Promise<void> {
+  const chunk = Buffer.alloc(MiB, 0x20);
+  for (let sent = 0; sent < total && !res.destroyed; sent += chunk.length) {
+    if (res.write(chunk)) continue;
+    await new Promise<void>((resolve) => {
+      const done = () => (res.off('drain', done), res.off('close', done), resolve());
+      res.on('drain', done).on('close', done);
+    });
+  }
+}
+
+async function hostile(kind: Hostility, res: ServerResponse, upstream: () => Promise<Buffer>, trickleMs: number, target: URL): Promise<void> {
+  switch (kind) {
+    case 'gzip-bomb':
+      return void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipBomb());
+    case 'whitespace': {
+      const body = await upstream();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      await writeFill(res, 150 * MiB);
+      if (!res.destroyed) res.write(body);
+      await writeFill(res, 150 * MiB);
+      return void res.end();
+    }
+    case 'trickle': {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+      const timer = setInterval(() => res.write(' '), trickleMs);
+      return void res.on('close', () => clearInterval(timer));
+    }
+    case 'deep':
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('['.repeat(100_000) + ']'.repeat(100_000));
+    case 'redirect':
+      return void res.writeHead(302, { location: `https://mirror.invalid${target.pathname}${target.search}` }).end();
+  }
+}
+
+/**
+ * Starts the hostile upstream on 127.0.0.1 in front of `simUrl`; `scopes` maps `path?EventId=n`
+ * to what that scope gets.
+ */
+export async function startHostileUpstream(simUrl: string, scopes: ReadonlyMap<string, Hostility>, { trickleMs = 200 } = {}): Promise<HostileUpstream> {
+  const base = new URL(simUrl);
+  const hits = new Map<string, number>();
+  let on = true;
+  const server = createServer((req, res) => {
+    const target = new URL(req.url ?? '/', base);
+    const kind = on ? scopes.get(scopeOf(target)) : undefined;
+    void (async () => {
+      if (kind) {
+        hits.set(scopeOf(target), (hits.get(scopeOf(target)) ?? 0) + 1);
+        return hostile(kind, res, async () => readAll(await forward(target, req)), trickleMs, target);
+      }
+      const upstream = await forward(target, req);
+      res.writeHead(upstream.statusCode ?? 502, upstream.headers);
+      upstream.pipe(res);
+    })().catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(`hostile upstream: ${String(err)}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits,
+    setHostile: (value) => void (on = value),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

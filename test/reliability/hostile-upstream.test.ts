@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { DIMENSION_TABLES, endpoint, type EndpointName } from '../../src/sync/endpoints.js';
+import { startCli } from '../helpers/cli.js';
+import { useWarehouse } from '../helpers/fixture.js';
+import { startHostileUpstream, type HostileUpstream, type Hostility } from '../helpers/hostile-upstream.js';
+import { diffAgainstTruth, fetchTruth, readLiveRows, type Truth } from '../helpers/warehouse.js';
+
+/**
+ * A whole sync, as a user runs it (the CLI, the default limits), through an upstream that answers
+ * a handful of scopes with hostile bodies, each the same way on every request, and every other
+ * scope normally (docs/reliability.md, "A broken or hostile upstream").
+ */
+
+const HOSTILE: ReadonlyArray<[EndpointName, Hostility]> = [
+  ['results', 'gzip-bomb'],
+  ['results', 'gzip-bomb'],
+  ['lineups', 'whitespace'],
+  ['lineups', 'whitespace'],
+  ['entry_list', 'trickle'],
+  ['driver_passes', 'deep'],
+  ['results', 'redirect'],
+];
+
+/** `pitwall sync --json` as a process, with its peak RSS (VmHWM, read until it exits). */
+async function cliSync(env: Record<string, string>, args: string[] = []) {
+  const run = startCli(['sync', '--json', ...args], env, 240_000);
+  let peakKb = 0;
+  const poll = setInterval(() => {
+    try {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${run.child.pid}/status`, 'utf8'));
+      peakKb = Math.max(peakKb, Number(hwm?.[1] ?? 0));
+    } catch {
+      // Exited between two polls.
+    }
+  }, 50);
+  const result = await run.exited;
+  clearInterval(poll);
+  const summary = JSON.parse(result.stdout) as { status: string; scopes: Record<string, number>; durationMs: number };
+  return { ...result, summary, peakMb: peakKb / 1024 };
+}
+
+describe('a sync through a hostile upstream', () => {
+  const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 5 });
+  let truth: Truth;
+  let upstream: HostileUpstream;
+  /** Per hostile scope: its endpoint, its event, what it sends. */
+  let victims: Array<{ ep: EndpointName; eventId: number; kind: Hostility }>;
+  const env = () => ({
+    MRP_API_BASE_URL: upstream.url,
+    MRP_API_KEY: sim.key,
+    DATABASE_URL: db.url,
+    PITWALL_MAX_RPS: '0',
+    // The trickle's cost is two of these: a setting bounds it.
+    PITWALL_REQUEST_TIMEOUT_MS: '3000',
+    PITWALL_RETRY_BASE_MS: '10',
+    PITWALL_LOG_LEVEL: 'warn',
+  });
+
+  beforeAll(async () => {
+    truth = await fetchTruth(sim.url);
+    const events = [...new Set(truth.results.map((r) => Number(r.event_id)))].sort((a, b) => a - b);
+    victims = HOSTILE.map(([ep, kind], i) => ({ ep, kind, eventId: events[i * 2]! }));
+    const scopes = new Map(victims.map((v) => [`${endpoint(v.ep).path}?EventId=${v.eventId}`, v.kind] as const));
+    upstream = await startHostileUpstream(sim.url, scopes);
+  });
+  afterAll(() => upstream.close());
+
+  /** Per table, rows that differ from the truth, leaving out the rows only the hostile scopes hold. */
+  async function diffOutsideVictims(): Promise<Record<string, unknown>> {
+    const diffs: Record<string, unknown> = {};
+    for (const [table, want] of Object.entries(truth) as Array<[keyof Truth, Array<Record<string, unknown>>]>) {
+      const got = await readLiveRows(db.pool, table);
+      const lost = new Set(victims.filter((v) => endpoint(v.ep).tables.includes(table)).map((v) => v.eventId));
+      const keep = (r: Record<string, unknown>) => !lost.has(Number(r.event_id));
+      const key = (rows: Array<Record<string, unknown>>) => new Set(rows.map((r) => JSON.stringify(r)));
+      if (DIMENSION_TABLES.has(table)) {
+        // A driver listed only by a hostile body is missing; every driver that loaded is as true.
+        const truthRows = key(want);
+        const wrong = got.filter((r) => !truthRows.has(JSON.stringify(r)));
+        if (wrong.length) diffs[table] = wrong.slice(0, 3);
+      } else if (JSON.stringify(got.filter(keep)) !== JSON.stringify(want.filter(keep))) {
+        diffs[table] = { warehouse: got.filter(keep).length, truth: want.filter(keep).length };
+      }
+    }
+    return diffs;
+  }
+
+  it('fails only the hostile scopes, each in one line, within 400 MB; sets them aside after two runs; a retry once mended loads the truth', async () => {
+    const first = await cliSync(env());
+    expect(first.summary).toMatchObject({ status: 'failed', scopes: { failed: victims.length, invalid: 0 } });
+    expect(first.peakMb).toBeLessThan(400);
+    expect(await diffOutsideVictims()).toEqual({});
+
+    const failing = await db.pool.query<{ endpoint: string; params: string; last_error: string; failure_kind: string }>(
+      `SELECT endpoint, params, last_error, failure_kind FROM pitwall.sync_state WHERE status = 'error' ORDER BY endpoint, params`,
+    );
+    expect(failing.rows.map((r) => `${r.endpoint}?${r.params}`).sort()).toEqual(victims.map((v) => `${v.ep}?EventId=${v.eventId}`).sort());
+    for (const row of failing.rows) {
+      const shown = `GET ${upstream.url}${endpoint(row.endpoint as EndpointName).path}?${row.params}`;
+      expect(row.last_error.startsWith(`${row.endpoint}: `)).toBe(true);
+      expect(row.last_error).toContain(shown);
+      expect(row.last_error).not.toMatch(/\n|key=/);
+    }
+    const kinds = Object.fromEntries(failing.rows.map((r) => [r.endpoint, r.failure_kind]));
+    expect(kinds).toMatchObject({ entry_list: 'slow-body', driver_passes: 'too-deep', lineups: 'too-large' });
+
+    const second = await cliSync(env());
+    expect(second.summary).toMatchObject({ status: 'failed', scopes: { failed: victims.length } });
+    expect(second.peakMb).toBeLessThan(400);
+    const aside = await db.pool.query(`SELECT count(*)::int AS n FROM pitwall.sync_state WHERE set_aside_until > now() + interval '23 hours'`);
+    expect(aside.rows[0].n).toBe(victims.length);
+
+    // From the third run on, no request goes to a set-aside scope.
+    const hitsBefore = [...upstream.hits.values()].reduce((a, b) => a + b, 0);
+    const third = await cliSync(env());
+    expect(third.summary).toMatchObject({ status: 'succeeded', scopes: { failed: 0, setAside: victims.length } });
+    expect([...upstream.hits.values()].reduce((a, b) => a + b, 0)).toBe(hitsBefore);
+    expect(third.summary.durationMs).toBeLessThan(first.summary.durationMs);
+
+    upstream.setHostile(false);
+    const mended = await cliSync(env(), ['--retry-set-aside']);
+    expect(mended.summary).toMatchObject({ status: 'succeeded', scopes: { failed: 0, setAside: 0 } });
+    expect(await diffAgainstTruth(db.pool, truth)).toEqual({});
+    const cleared = await db.pool.query(`SELECT count(*)::int AS n FROM pitwall.sync_state WHERE set_aside_until IS NOT NULL OR failed_runs > 0`);
+    expect(cleared.rows[0].n).toBe(0);
+  }, 240_000);
+});
