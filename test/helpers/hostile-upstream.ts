@@ -2,6 +2,13 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 
+import type pg from 'pg';
+
+import type { WarehouseTableName } from '../../src/db/schema/mrp.js';
+import { DIMENSION_TABLES, endpoint, type EndpointName } from '../../src/sync/endpoints.js';
+
+import { readLiveRows, type Truth } from './warehouse.js';
+
 /**
  * A hostile upstream for the tests: a real HTTP server in front of the simulator that answers
  * chosen scopes (a path and its EventId) the ways a broken or malicious upstream, or something
@@ -19,7 +26,15 @@ export type Hostility =
   /** JSON arrays nested 100,000 deep. */
   | 'deep'
   /** A 302 to another origin (never followed: pitwall would carry the key there). */
-  | 'redirect';
+  | 'redirect'
+  /** Says gzip, sends something else. */
+  | 'broken-gzip'
+  /** An HTML page with a 200. */
+  | 'not-json'
+  /** JSON, but not a v2 envelope. */
+  | 'not-envelope'
+  /** The real envelope without the endpoint's list. */
+  | 'no-list';
 
 export interface HostileUpstream {
   url: string;
@@ -91,6 +106,16 @@ async function hostile(kind: Hostility, res: ServerResponse, upstream: () => Pro
       return void res.writeHead(200, { 'content-type': 'application/json' }).end('['.repeat(100_000) + ']'.repeat(100_000));
     case 'redirect':
       return void res.writeHead(302, { location: `https://mirror.invalid${target.pathname}${target.search}` }).end();
+    case 'broken-gzip':
+      return void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end('this is not gzip');
+    case 'not-json':
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Service temporarily rerouted</body></html>');
+    case 'not-envelope':
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('[1, 2, 3]');
+    case 'no-list': {
+      const { RequestValid, ItemsReturned } = JSON.parse((await upstream()).toString('utf8')) as Record<string, unknown>;
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ RequestValid, ItemsReturned }));
+    }
   }
 }
 
@@ -129,4 +154,32 @@ export async function startHostileUpstream(simUrl: string, scopes: ReadonlyMap<s
         server.close(() => resolve());
       }),
   };
+}
+
+/** A scope the hostile upstream (or a test) makes fail: its endpoint and event. */
+export interface Victim {
+  ep: EndpointName;
+  eventId: number;
+}
+
+/**
+ * Per table, rows of one source that differ from the truth, leaving out the rows only the victims'
+ * scopes hold: every other scope's rows must equal the truth value by value. A dimension row
+ * (a driver) that only a victim's body lists is missing; every one that loaded must be true.
+ */
+export async function diffOutsideVictims(pool: pg.Pool, truth: Truth, victims: readonly Victim[]): Promise<Record<string, unknown>> {
+  const diffs: Record<string, unknown> = {};
+  for (const [table, want] of Object.entries(truth) as Array<[WarehouseTableName, Array<Record<string, unknown>>]>) {
+    const got = await readLiveRows(pool, table);
+    const lost = new Set(victims.filter((v) => endpoint(v.ep).tables.includes(table)).map((v) => v.eventId));
+    const keep = (r: Record<string, unknown>) => !lost.has(Number(r.event_id));
+    if (DIMENSION_TABLES.has(table)) {
+      const truthRows = new Set(want.map((r) => JSON.stringify(r)));
+      const wrong = got.filter((r) => !truthRows.has(JSON.stringify(r)));
+      if (wrong.length) diffs[table] = wrong.slice(0, 3);
+    } else if (JSON.stringify(got.filter(keep)) !== JSON.stringify(want.filter(keep))) {
+      diffs[table] = { warehouse: got.filter(keep).length, truth: want.filter(keep).length };
+    }
+  }
+  return diffs;
 }
