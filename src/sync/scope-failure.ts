@@ -34,8 +34,12 @@ export interface ScopeFailure {
   message: string;
 }
 
-/** HTTP statuses that say "not now" rather than "never". */
-const PASSING_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+/**
+ * HTTP statuses that never set a scope aside: "not now" (408, 425, 429, 5xx), and a refused key
+ * (401, 403), which is the key's fault, not the scope's: once the key is mended, every scope must
+ * be tried at once.
+ */
+const PASSING_STATUS = new Set([401, 403, 408, 425, 429, 500, 502, 503, 504]);
 
 /** Stage and kind of an error the client threw. */
 function apiStageAndKind(err: ApiError): { stage: ScopeStage; kind: string; lasting: boolean } {
