@@ -1,4 +1,7 @@
+import { ExactNumber } from '../exact-number.js';
+
 import { PayloadError } from './errors.js';
+import { parseJson } from './parse-json.js';
 
 export interface ParsedBody {
   value: unknown;
@@ -30,7 +33,7 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   const stack: Array<{ v: unknown; depth: number }> = [{ v: value, depth: 0 }];
   while (stack.length > 0) {
     const { v, depth } = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
+    if (v === null || typeof v !== 'object' || v instanceof ExactNumber) continue;
     if (depth + 1 > max) return true;
     for (const child of Object.values(v)) if (child !== null && typeof child === 'object') stack.push({ v: child, depth: depth + 1 });
   }
@@ -73,19 +76,20 @@ export function collapseCommas(text: string): string {
 }
 
 /**
- * Parses an upstream body: strips a BOM and a JSONP wrapper, then `JSON.parse`; when that fails,
+ * Parses an upstream body: strips a BOM and a JSONP wrapper, then `JSON.parse` (parseJson: numbers
+ * JSON.parse cannot carry become ExactNumbers); when that fails,
  * collapses repeated commas and tries once more. Throws `PayloadError` (with a bounded snippet)
  * when the text is still not JSON, e.g. a body truncated by a dropped connection.
  */
 export function parseBody(text: string): ParsedBody {
   const json = stripJsonp(text.replace(/^\uFEFF/, ''));
   try {
-    return { value: JSON.parse(json), repaired: false, text: json };
+    return { value: parseJson(json), repaired: false, text: json };
   } catch (firstError) {
     const collapsed = collapseCommas(json);
     if (collapsed !== json) {
       try {
-        return { value: JSON.parse(collapsed), repaired: true, text: collapsed };
+        return { value: parseJson(collapsed), repaired: true, text: collapsed };
       } catch {
         // Fall through: report the original error, which points into the text as received.
       }

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { ExactNumber } from '../exact-number.js';
 import { redact, REDACTED } from '../secrets.js';
 
 import type { ProbeSample } from './sample.js';
@@ -13,6 +14,8 @@ import type { ProbeSample } from './sample.js';
 export function withoutKey(value: unknown, key: string): unknown {
   if (typeof value === 'string') return redact(value, [key]);
   if (typeof value === 'number') return String(value) === key ? REDACTED : value;
+  // Written by JSON.stringify as a string of its digits: a sample file still shows what was sent.
+  if (value instanceof ExactNumber) return value.text === key ? REDACTED : value;
   if (Array.isArray(value)) return value.map((v) => withoutKey(v, key));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};

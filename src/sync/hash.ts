@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import { CACHE_FIELDS } from '../api/schemas/envelope.js';
+import { jsonText } from '../exact-number.js';
 
 /**
  * What a scope's response hash is made from, so that an identical response can be skipped:
@@ -98,7 +99,7 @@ function coversData(d: TextDigest, body: Record<string, unknown>): boolean {
 export function responseHash(body: Record<string, unknown>): string {
   const data: Record<string, unknown> = { ...body };
   for (const f of CACHE_FIELDS) delete data[f];
-  return createHash('sha256').update(JSON.stringify(data)).digest('base64url');
+  return createHash('sha256').update(jsonText(data)!).digest('base64url');
 }
 
 /**

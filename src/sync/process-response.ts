@@ -6,6 +6,7 @@ import { upsertRows } from '../db/load/upsert.js';
 import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
 import { withTransaction } from '../db/transaction.js';
 import { requestKey } from '../endpoints/endpoint.js';
+import { jsonText } from '../exact-number.js';
 import type { Logger } from '../log.js';
 import type { Shapes } from '../shapes/overrides.js';
 
@@ -96,7 +97,7 @@ export async function processResponse(
 
   // Compressed on the thread pool while the items are extracted, before the transaction begins.
   // Without the received text (a caller holding only the parsed body) its JSON is kept instead.
-  const compressing = source.kept ? null : compressBody(source.text ?? JSON.stringify(body));
+  const compressing = source.kept ? null : compressBody(source.text ?? jsonText(body)!);
   compressing?.catch(() => undefined); // awaited below; an extract that throws must not leave it unhandled
   const storable = source.text !== undefined && bodyIsStorable(source.text);
   const extracted = inStage('extract', () => ep.extract(items, params, body, overrides, { storable }));

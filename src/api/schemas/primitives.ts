@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { ExactNumber, fitsNumeric } from '../../exact-number.js';
+
 /**
  * Field parsers for the upstream's loose JSON. They are tolerant where the API is loose
  * (numbers as strings, 1/0 flags, empty strings for "no value") and strict where pitwall relies
@@ -36,10 +38,18 @@ export const optInt = z
   .optional()
   .transform((v) => (v === '' || v === null || v === undefined ? null : v));
 
+/**
+ * A number JSON.parse cannot carry, as its text, when `fits` takes that text. An integer field
+ * takes none (every ExactNumber is past its range), and its field error says so (degrade.ts).
+ */
+const exactNumberText = (fits: (text: string) => boolean = () => true) =>
+  z.instanceof(ExactNumber).refine((n) => fits(n.text), 'out of range').transform((n) => n.text);
+
 /** An optional decimal kept exact as a string for a `numeric` column. */
 export const optDecimal = z
   .union([
     z.number().finite().transform((n) => String(n)),
+    exactNumberText(fitsNumeric),
     z.string().trim().regex(NUMERIC_DECIMAL),
     z.literal(''),
     z.null(),
@@ -69,7 +79,7 @@ export const flag = z
 
 /** Optional text: "" and null become null; numbers are accepted and kept as their text. */
 export const optText = z
-  .union([z.string(), z.number().transform(String), z.null()])
+  .union([z.string(), z.number().transform(String), exactNumberText(), z.null()])
   .optional()
   .transform((v) => (v === '' || v === null || v === undefined ? null : v));
 
@@ -79,7 +89,7 @@ export const optText = z
  * run; 500 UTF-16 units are at most 1,500 bytes of UTF-8, far above any real name.
  */
 export const optIndexedText = z
-  .union([z.string().max(500), z.number().transform(String), z.null()])
+  .union([z.string().max(500), z.number().transform(String), exactNumberText((t) => t.length <= 500), z.null()])
   .optional()
   .transform((v) => (v === '' || v === null || v === undefined ? null : v));
 

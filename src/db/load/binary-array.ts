@@ -11,6 +11,7 @@
  * and lower bound, then each element as an int32 byte length (-1 for NULL) and its bytes.
  */
 
+import { jsonText } from '../../exact-number.js';
 import { DatabaseError } from '../errors.js';
 
 /** How a column's values travel. Everything that is not an integer or boolean travels as text and is cast in SQL. */
@@ -137,10 +138,13 @@ export function encodeArray(values: readonly unknown[], kind: WireKind, sqlType:
   return kind === 'text' ? encodeText(values, sqlType === 'text', column) : encodeFixed(values, kind, column);
 }
 
-/** Each value as its JSON text, as a text[] parameter (cast to jsonb in SQL); `undefined` is not JSON and is refused. */
+/**
+ * Each value as its JSON text, as a text[] parameter (cast to jsonb in SQL); `undefined` is not
+ * JSON and is refused. jsonText writes a number JSON.parse could not carry as sent, not as `null`.
+ */
 export function encodeJsonArray(values: readonly unknown[], column: string): Buffer {
   const texts = values.map((v) => {
-    const json = JSON.stringify(v);
+    const json = jsonText(v);
     if (json === undefined) refuse(column, 'a JSON value', v, '23502');
     return json;
   });

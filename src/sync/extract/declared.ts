@@ -6,6 +6,7 @@ import { warehouseTables, type WarehouseTableName } from '../../db/schema/mrp.js
 import type { Level } from '../../endpoints/declare.js';
 import { driverIdOf, DRIVER_LIST, type Driver } from '../../endpoints/driver.js';
 import { hasOwnRow, type Endpoint } from '../../endpoints/endpoint.js';
+import { jsonText } from '../../exact-number.js';
 
 import { Collector, list, without } from './collector.js';
 import { naturalText, naturalValues, sameAs } from './natural-key.js';
@@ -86,7 +87,7 @@ const namesOf = (l: Level): ReadonlySet<string> => {
 const outerTexts = new WeakMap<object, string>();
 function outerText(outer: NonNullable<Outer>): string {
   let text = outerTexts.get(outer);
-  if (text === undefined) outerTexts.set(outer, (text = JSON.stringify(outer)));
+  if (text === undefined) outerTexts.set(outer, (text = jsonText(outer)!));
   return text;
 }
 

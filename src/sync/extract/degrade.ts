@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { typeDescription } from '../../api/schemas/primitives.js';
 import type { Level } from '../../endpoints/declare.js';
 import { driver, DRIVER_LIST, type PathSegment } from '../../endpoints/driver.js';
+import { ExactNumber } from '../../exact-number.js';
 
 import type { FieldError } from './types.js';
 
@@ -12,10 +13,10 @@ import type { FieldError } from './types.js';
  */
 const MAX_ROUNDS = 4;
 
-/** A value as a reason quotes it: JSON, cut short. */
+/** A value as a reason quotes it: JSON (a number JSON.parse cannot carry, as sent), cut short. */
 function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
+  const text = value instanceof ExactNumber ? value.text : (JSON.stringify(value) ?? String(value));
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
@@ -33,13 +34,16 @@ function fieldTypeAt(schema: z.ZodObject, path: readonly PropertyKey[]): z.ZodTy
 
 /**
  * A field error's or reject's reason as a sentence: `expected a decimal number, got "9.68 avg"`
- * for a field of one of the shared types, the validator's own words otherwise.
+ * for a field of one of the shared types, the validator's own words otherwise. A number
+ * JSON.parse cannot carry is named as sent, not as the Infinity or rounded value it parsed to:
+ * `1e400: out of range for a whole number (up to 2147483647 either way)`.
  */
 export function fieldReason(level: Level, issue: z.core.$ZodIssue, value: unknown): string {
   const type = fieldTypeAt(level.schema as z.ZodObject, issue.path);
   const expected = type && typeDescription(type);
   if (!expected) return issueReason(issue);
   const got = valueAt(value, issue.path.filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number'));
+  if (got instanceof ExactNumber) return `${shown(got)}: out of range for ${expected}`;
   return `expected ${expected}, got ${shown(got)}`;
 }
 

@@ -1,3 +1,5 @@
+import { ExactNumber } from '../../exact-number.js';
+
 /**
  * Text PostgreSQL refuses. JSON can carry it (`"\u0000"`, or `"\ud800"`, half of a surrogate
  * pair), and JSON.parse hands it over, but a `text` column rejects U+0000 (22021) and `jsonb`
@@ -98,7 +100,7 @@ export function storableText(text: string): string {
 export function storableJson(value: unknown): unknown {
   if (typeof value === 'string') return storableText(value);
   if (Array.isArray(value)) return value.map(storableJson);
-  if (value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object' || value instanceof ExactNumber) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     // defineProperty: a field named "__proto__" (JSON.parse makes it an own field) stays a field.

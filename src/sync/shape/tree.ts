@@ -1,3 +1,5 @@
+import { ExactNumber, jsonText } from '../../exact-number.js';
+
 /**
  * The shape of the bodies of one endpoint, as a tree of the JSON paths seen in them. A tree,
  * not a map of path strings: walking a body then builds no strings, only counts, and the paths
@@ -27,7 +29,7 @@ export const ROOT = '$';
 export const newNode = (): ShapeNode => ({ seen: 0, types: 0, example: undefined, fields: undefined, items: undefined });
 
 export function exampleText(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  const text = jsonText(value) ?? String(value);
   return text.length > EXAMPLE_CHARS ? `${text.slice(0, EXAMPLE_CHARS)}…` : text;
 }
 
@@ -43,6 +45,9 @@ export function observe(node: ShapeNode, value: unknown): void {
     node.types |= TYPE_BITS.array;
     const items = (node.items ??= newNode());
     for (const item of value) observe(items, item);
+    return;
+  } else if (value instanceof ExactNumber) {
+    node.types |= TYPE_BITS.number;
   } else if (typeof value === 'object') {
     node.types |= TYPE_BITS.object;
     const fields = (node.fields ??= new Map());
@@ -56,7 +61,7 @@ export function observe(node: ShapeNode, value: unknown): void {
     const t = typeof value;
     node.types |= t === 'string' ? TYPE_BITS.string : t === 'number' ? TYPE_BITS.number : t === 'boolean' ? TYPE_BITS.boolean : 0;
   }
-  if (node.example === undefined && (value === null || typeof value !== 'object')) node.example = exampleText(value);
+  if (node.example === undefined) node.example = exampleText(value);
 }
 
 export interface ShapePath {

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 
+import { ExactNumber, jsonText } from '../../exact-number.js';
 import { storableJson, storableText } from '../extract/storable.js';
 import type { FieldError } from '../extract/types.js';
 
@@ -10,9 +11,12 @@ export const MAX_FIELD_VALUE_CHARS = 200;
 
 const MAX_REASON_CHARS = 1000;
 
-/** The value as JSON text, cut to MAX_FIELD_VALUE_CHARS, with text PostgreSQL refuses repaired. */
+/**
+ * The value as JSON text, cut to MAX_FIELD_VALUE_CHARS, with text PostgreSQL refuses repaired. A
+ * number JSON.parse cannot carry is its text as sent (`1e400`), never the `null` Infinity becomes.
+ */
 export function fieldValueText(value: unknown): string {
-  const json = value === undefined ? 'undefined' : JSON.stringify(storableJson(value));
+  const json = value === undefined ? 'undefined' : value instanceof ExactNumber ? value.text : jsonText(storableJson(value))!;
   return json.length <= MAX_FIELD_VALUE_CHARS ? json : `${json.slice(0, MAX_FIELD_VALUE_CHARS - 1)}…`;
 }
 
@@ -39,7 +43,7 @@ export async function insertFieldErrors(
       errors.map((e) => e.table),
       errors.map((e) => storableText(e.path)),
       errors.map((e) => fieldValueText(e.value)),
-      errors.map((e) => (e.rowKey === null ? null : JSON.stringify(storableJson(e.rowKey)))),
+      errors.map((e) => (e.rowKey === null ? null : jsonText(storableJson(e.rowKey)))),
       errors.map((e) => storableText(e.reason).slice(0, MAX_REASON_CHARS)),
       scope.source,
     ],

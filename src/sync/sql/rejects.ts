@@ -2,6 +2,7 @@ import type pg from 'pg';
 
 import { snippetOf } from '../../api/errors.js';
 import { queryWithRetry } from '../../db/transaction.js';
+import { jsonText } from '../../exact-number.js';
 import { storableJson, storableText } from '../extract/storable.js';
 import type { Reject } from '../extract/types.js';
 
@@ -22,7 +23,7 @@ const MAX_REASON_CHARS = 2000;
  */
 function storable(r: Reject): { reason: string; payload: string | null; snippet: string | null } {
   const reason = storableText(r.reason).slice(0, MAX_REASON_CHARS);
-  const json = JSON.stringify(storableJson(r.payload ?? null));
+  const json = jsonText(storableJson(r.payload ?? null))!;
   if (json.length <= MAX_REJECT_PAYLOAD_CHARS) return { reason, payload: json, snippet: null };
   return { reason, payload: null, snippet: snippetOf(json).slice(0, MAX_SNIPPET_CHARS) };
 }
