@@ -1,3 +1,4 @@
+import { jsonText } from '../exact-number.js';
 import { redactError } from '../secrets.js';
 
 import { MAX_BODY_DEPTH, nestsDeeperThan, parseBody, type ParsedBody } from './body.js';
@@ -81,6 +82,6 @@ export function interpretBody(
   }
   // The text is kept (pitwall.responses): a secret spelled in escapes was masked only in the
   // parsed body, so that body's JSON is kept instead, and the digest of the bytes describes neither.
-  if (escaped > 0) return { result: { kind: 'ok', body, text: JSON.stringify(body), repaired, attempts, bytes: bytes.byteLength, maskedValues, reserialized: true, release } };
+  if (escaped > 0) return { result: { kind: 'ok', body, text: jsonText(body) ?? '', repaired, attempts, bytes: bytes.byteLength, maskedValues, reserialized: true, release } };
   return { result: { kind: 'ok', body, text: json, repaired, attempts, bytes: bytes.byteLength, maskedValues, reserialized: false, release } };
 }

@@ -18,8 +18,8 @@ import { childrenOf, DIMENSION_TABLES, LOAD_ORDER, type Endpoint, type Params } 
 import { bodyIsStorable } from './extract/storable.js';
 import type { Extracted, Seed } from './extract/types.js';
 import { saltedHash, scopeHash, textDigest, type TextDigest } from './hash.js';
-import { ScopeStageError } from './scope-failure.js';
 import { compressBody, type KeptBody } from './kept-body.js';
+import { ScopeStageError } from './scope-failure.js';
 import type { ShapeTracker } from './shape/tracker.js';
 import { insertFieldErrors } from './sql/field-errors.js';
 import { insertRejects } from './sql/rejects.js';

@@ -172,8 +172,13 @@ describe.each(BACKENDS)('the shape report (%s)', (backend) => {
     expect(moved).toBeGreaterThan(0);
     expect(summary.status).toBe('failed');
     expect(summary.scopes.failed).toBe(moved);
-    const { rows } = await db.pool.query(`SELECT DISTINCT last_error FROM pitwall.sync_state WHERE endpoint = 'results'`);
-    expect(rows).toEqual([{ last_error: `${RESULTS}: the response has no "Classes" list` }]);
+    // One line per scope: where it failed, why, and the URL without the key.
+    const { rows } = await db.pool.query<{ params: string; last_error: string }>(`SELECT params, last_error FROM pitwall.sync_state WHERE endpoint = 'results'`);
+    expect(rows).toHaveLength(moved);
+    for (const { params, last_error } of rows) {
+      // (GET through the test's proxy, on a port of its own)
+      expect(last_error).toMatch(new RegExp(`^results: check: ${RESULTS}: the response has no "Classes" list \\(GET http://127\\.0\\.0\\.1:\\d+${RESULTS}\\?${params}\\)$`));
+    }
     const results = (await loadDrift(db.pool)).find((e) => e.endpoint === 'results')!;
     expect(results.listKeyMissing).toEqual({ path: 'Classes', seen: 0, of: moved });
     expect(results.unmodelled.map((u) => u.path)).toContain('ClassList');
