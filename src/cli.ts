@@ -4,6 +4,7 @@ import { ConfigError } from './api/errors.js';
 import { EXIT, UsageError, type CommandContext, type CommandModule } from './commands/context.js';
 import { CONFIG_VARIABLES } from './config.js';
 import { WarehouseUnavailableError } from './db/warehouse-unavailable.js';
+import { WarehouseUpgradeError } from './db/warehouse-upgrade-error.js';
 import { redact, secretsOf } from './secrets.js';
 
 /**
@@ -38,6 +39,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   },
   demo: { summary: 'simulator + embedded warehouse + sync in one go; prints standings and how to query (--scale --seed --dir)', load: () => import('./commands/demo.js') },
   sql: { summary: 'run SQL and print a table (--csv, --json, --param v, --recipe <cookbook id>)', load: () => import('./commands/sql.js') },
+  'upgrade-warehouse': {
+    summary: 'move an embedded warehouse made by PostgreSQL 17 (the previous release) to this release\'s PostgreSQL 18, checked table by table; keeps the old cluster beside it (postgres.pg17) and says how to go back; safe to interrupt and run again',
+    load: () => import('./commands/upgrade-warehouse.js'),
+  },
   'serve-sql': { summary: 'keep the embedded warehouse up and print how psql and BI tools log in, read-only (--port 5433)', load: () => import('./commands/serve-sql.js') },
   'grant-readonly': { summary: 'give a PostgreSQL role SELECT on schemas mrp and analytics, and nothing else', load: () => import('./commands/grant-readonly.js') },
   'retire-source': {
@@ -78,7 +83,7 @@ Exit codes: 0 success; 1 the run or command failed (a warehouse that cannot be o
  */
 function errorText(err: unknown, debug: boolean): string {
   if (err instanceof UsageError || err instanceof ConfigError) return err.message;
-  if (err instanceof WarehouseUnavailableError) return debug ? `${err.message}\n${inspect(err, { depth: 6 })}` : err.message;
+  if (err instanceof WarehouseUnavailableError || err instanceof WarehouseUpgradeError) return debug ? `${err.message}\n${inspect(err, { depth: 6 })}` : err.message;
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 

@@ -49,7 +49,8 @@ function rememberedPort(dir: string): number | undefined {
   }
 }
 
-function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 this moment, chosen by the system. */
+export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.once('error', reject);

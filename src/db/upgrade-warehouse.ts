@@ -1,0 +1,227 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+import type pg from 'pg';
+
+import { postgresBinaries, PREVIOUS_MAJOR, previousPackageRoot, type BinariesOptions } from '../embedded/binaries.js';
+import { currentClusterData } from '../embedded/cluster-home.js';
+import { clusterMajor, upgradePaths, type UpgradePaths } from '../embedded/cluster-version.js';
+import { withDataDirLock } from '../embedded/data-dir-lock.js';
+import { EmbeddedServerError } from '../embedded/errors.js';
+import { initCluster } from '../embedded/init-cluster.js';
+import type { PgTools } from '../embedded/pg-tools.js';
+import { READER_ROLE, ensureReaderRole } from '../embedded/reader-role.js';
+import { otherLiveClients } from '../embedded/server-clients.js';
+import { serverUser } from '../embedded/server-user.js';
+import { postmasterPid, startSideServer, stopServerOf, type SideServer } from '../embedded/side-server.js';
+import { removeBuilding, settleUpgrade, swapIn } from '../embedded/upgrade-swap.js';
+import type { Logger } from '../log.js';
+
+import { copySequences, copyTable, tablesToCopy } from './copy-tables.js';
+import { migrateToLevel } from './migrate-to-level.js';
+import { migrationStatus } from './migrate.js';
+import { createPool } from './pool.js';
+import { CANONICAL_TEXT_OPTIONS, tableChecksum } from './table-checksum.js';
+import { WarehouseUpgradeError } from './warehouse-upgrade-error.js';
+
+export interface UpgradeWarehouseOptions {
+  /** The warehouse directory (PITWALL_DATA_DIR). */
+  dir: string;
+  logger: Logger;
+  /** Aborted (Ctrl-C): stops after the table being copied, removes the new cluster, leaves the old one as it was. */
+  signal?: AbortSignal;
+  /** Each side's PostgreSQL: by default the previous major's alias package, and this release's own. */
+  binaries?: { from?: BinariesOptions; to?: BinariesOptions };
+}
+
+export interface UpgradeReport {
+  /** `upgraded` now; `finished`: an earlier run had done all but the last rename; `current`: nothing to do. */
+  outcome: 'upgraded' | 'finished' | 'current';
+  dir: string;
+  /** PGDATA: `dir/postgres` or where its link points. */
+  data: string;
+  /** Where the old cluster is kept, when it is. */
+  kept: string | null;
+  from: number;
+  to: number;
+  ms: number;
+  tables: number;
+  rows: number;
+  /** Tables only the old warehouse had (not pitwall's): not carried. */
+  leftOut: string[];
+  /** Roles of the old server other than pitwall's own: not carried. */
+  rolesLeft: string[];
+  /** Whether the read-only role pitwall_reader was made again, with its password. */
+  reader: boolean;
+  /** Migrations the old warehouse had pending, still pending in the new one (`pitwall migrate`). */
+  pending: number;
+}
+
+/**
+ * Moves the embedded warehouse in `dir` from a cluster of the previous PostgreSQL major version
+ * to one of this release's, never stranding its data:
+ *
+ * 1. The old cluster's server is started from the previous version's binaries (an npm alias,
+ *    see binaries.ts) on a free port with `default_transaction_read_only`: nothing is written
+ *    to it but what any start and stop write (its pid file, log, a shutdown checkpoint).
+ * 2. A new cluster is made beside it (`postgres.pg18.new`, a sibling, so every move is a rename
+ *    on one file system), with the same superuser password, and given the schema the old one
+ *    has: its migrations, to the same level (pending ones stay pending, for `pitwall migrate`).
+ * 3. Every table is streamed across with COPY, in one snapshot of the old server; then the
+ *    sequences, the read-only role (with its password file's password), and ANALYZE.
+ * 4. Every table's rows and digest are compared on both servers. Only then, both servers
+ *    stopped, the new cluster is marked complete and swapped in by two renames; the old one is
+ *    kept as `postgres.pg17` until the user removes it.
+ *
+ * COPY rather than logical replication: replication needs the old server restarted with
+ * wal_level=logical and a publication and a replication slot written into it, and a slot left
+ * by an interrupted run would hold the old cluster's WAL for ever should the user go back to it;
+ * COPY reads a server that may not write, and is as fast here (docs/warehouse.md has figures).
+ *
+ * Interrupted anywhere (Ctrl-C, kill -9), a run again starts over: servers left running are
+ * stopped, a half-built new cluster removed, and an interruption between the two renames finished
+ * (settleUpgrade). Everything happens under the directory's lock, so no pitwall starts a server
+ * on it meanwhile.
+ */
+export async function upgradeWarehouse(options: UpgradeWarehouseOptions): Promise<UpgradeReport> {
+  const dir = resolve(options.dir);
+  try {
+    if (!existsSync(join(dir, 'password'))) throw new EmbeddedServerError('it holds no embedded warehouse', 'check PITWALL_DATA_DIR');
+    const user = serverUser();
+    const to: PgTools = { user, bin: postgresBinaries(user, options.binaries?.to) };
+    // Resolved only when a cluster of that version is there: an upgraded warehouse needs no old binaries.
+    const from = (): PgTools => ({ user, bin: postgresBinaries(user, options.binaries?.from ?? { packageRoot: previousPackageRoot() }) });
+    return await withDataDirLock(dir, 'upgrade-warehouse', async () => {
+      const paths = upgradePaths(currentClusterData(dir), PREVIOUS_MAJOR, to.bin.major);
+      await stopLeftovers(dir, paths, from, to);
+      const began = performance.now();
+      const start = settleUpgrade(paths);
+      const report = { dir, data: paths.data, from: paths.from, to: paths.to, tables: 0, rows: 0, leftOut: [], rolesLeft: [], reader: false, pending: 0 };
+      if (start.state === 'upgraded') return { ...report, outcome: 'current', kept: start.kept ? paths.kept : null, ms: 0 };
+      if (start.state === 'finished') return { ...report, outcome: 'finished', kept: paths.kept, ms: Math.round(performance.now() - began) };
+      const copied = await build(dir, paths, from(), to, options);
+      return { ...report, ...copied, outcome: 'upgraded', kept: paths.kept, ms: Math.round(performance.now() - began) };
+    });
+  } catch (err) {
+    if (!(err instanceof EmbeddedServerError)) throw err;
+    throw new WarehouseUpgradeError({ warehouse: dir, problem: err.problem, remedy: err.remedy }, { cause: err });
+  }
+}
+
+/**
+ * No server may run on a directory about to be moved or removed: the new cluster's server of a
+ * killed run is stopped, and so is the old cluster's when no pitwall process uses it (a killed
+ * run's, or one left by a killed previous release). One that pitwall processes use belongs to the
+ * previous release's worker or serve-sql: they must stop first.
+ */
+async function stopLeftovers(dir: string, paths: UpgradePaths, from: () => PgTools, to: PgTools): Promise<void> {
+  await stopServerOf(to, paths.building);
+  if (clusterMajor(paths.data) !== paths.from || postmasterPid(paths.data) === null) return;
+  const users = otherLiveClients(dir);
+  if (users.length > 0) {
+    throw new EmbeddedServerError(
+      `its PostgreSQL ${paths.from} server is in use by pitwall process${users.length === 1 ? '' : 'es'} ${users.join(', ')}`,
+      'stop them (the previous release’s worker or serve-sql) and run again',
+    );
+  }
+  await stopServerOf(from(), paths.data);
+}
+
+interface Copied {
+  tables: number;
+  rows: number;
+  leftOut: string[];
+  rolesLeft: string[];
+  reader: boolean;
+  pending: number;
+}
+
+async function build(dir: string, paths: UpgradePaths, from: PgTools, to: PgTools, options: UpgradeWarehouseOptions): Promise<Copied> {
+  const { logger, signal } = options;
+  const password = readFileSync(join(dir, 'password'), 'utf8').trim();
+  let source: SideServer | undefined;
+  let target: SideServer | undefined;
+  let swapped = false;
+  try {
+    source = await startSideServer(from, paths.data, password, { default_transaction_read_only: 'on' });
+    await initCluster(to, paths.building, dir, password);
+    // The new cluster is thrown away if anything fails before the swap, and its servers stop
+    // cleanly (flushing all) before it: nothing is lost by not waiting for each commit's flush.
+    target = await startSideServer(to, paths.building, password, { synchronous_commit: 'off' });
+    logger.info(`upgrading ${dir} from PostgreSQL ${paths.from} to ${paths.to}: the new cluster is built in ${paths.building}`);
+    const copied = await copyWarehouse(source.url, target.url, dir, logger, signal);
+    await target.stop();
+    await source.stop();
+    signal?.throwIfAborted();
+    swapIn(paths, to.user, `PostgreSQL ${paths.from} (${paths.kept}) upgraded to ${paths.to} on ${new Date().toISOString()}`);
+    swapped = true;
+    return copied;
+  } finally {
+    await target?.stop().catch(() => undefined);
+    await source?.stop().catch(() => undefined);
+    if (!swapped) removeBuilding(paths);
+  }
+}
+
+/** Pools that print values the same way on both servers (table-checksum.ts). */
+function canonicalPool(url: string, logger: Logger): pg.Pool {
+  return createPool(`${url}?options=${encodeURIComponent(CANONICAL_TEXT_OPTIONS)}`, { max: 3, logger, applicationName: 'pitwall upgrade-warehouse' });
+}
+
+async function copyWarehouse(sourceUrl: string, targetUrl: string, dir: string, logger: Logger, signal: AbortSignal | undefined): Promise<Copied> {
+  const source = canonicalPool(sourceUrl, logger);
+  const target = canonicalPool(targetUrl, logger);
+  try {
+    const { applied } = await migrationStatus(source);
+    await migrateToLevel(target, applied);
+    const { tables, leftOut } = await tablesToCopy(source, target);
+    const { rows: roles } = await source.query<{ rolname: string }>(
+      `SELECT rolname FROM pg_roles WHERE rolname !~ '^pg_' AND rolname <> current_user ORDER BY 1`,
+    );
+    const rows = await copyRows(source, target, tables, logger, signal);
+    await copySequences(source, target);
+    const reader = roles.some((r) => r.rolname === READER_ROLE);
+    if (reader) await ensureReaderRole(target, dir);
+    // The new cluster has no statistics yet; the loader's plans depend on them.
+    await target.query('ANALYZE');
+    for (const [i, table] of tables.entries()) {
+      signal?.throwIfAborted();
+      const [was, is] = await Promise.all([tableChecksum(source, table), tableChecksum(target, table)]);
+      if (was.rows !== is.rows || was.digest !== is.digest) {
+        throw new EmbeddedServerError(
+          `the copy of ${table.name} differs from the original (${is.rows} rows for ${was.rows}); the new cluster is removed and the old one left as it was`,
+          'report this with the server logs; the old warehouse still works with the previous pitwall release',
+        );
+      }
+      logger.debug({ table: table.name, rows: is.rows }, `checked ${i + 1} of ${tables.length}: ${table.name}`);
+    }
+    const { pending } = await migrationStatus(target);
+    return { tables: tables.length, rows, leftOut, rolesLeft: roles.map((r) => r.rolname).filter((r) => r !== READER_ROLE), reader, pending };
+  } finally {
+    await Promise.all([source.end(), target.end()]);
+  }
+}
+
+/** COPY of every table, read in one snapshot of the old server, written with triggers and foreign keys off (copy-tables.ts). */
+async function copyRows(source: pg.Pool, target: pg.Pool, tables: Parameters<typeof copyTable>[2][], logger: Logger, signal: AbortSignal | undefined): Promise<number> {
+  const reading = await source.connect();
+  const writing = await target.connect();
+  let total = 0;
+  try {
+    await reading.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    await writing.query('SET session_replication_role = replica');
+    for (const [i, table] of tables.entries()) {
+      signal?.throwIfAborted();
+      const began = performance.now();
+      const rows = await copyTable(reading, writing, table, signal);
+      total += rows;
+      logger.info({ table: table.name, rows, ms: Math.round(performance.now() - began) }, `copied ${i + 1} of ${tables.length}: ${table.name}`);
+    }
+    await reading.query('COMMIT');
+  } finally {
+    // A client whose COPY was cut off mid-stream is not handed back to the pool for reuse.
+    reading.release(signal?.aborted ? true : undefined);
+    writing.release(true);
+  }
+  return total;
+}
