@@ -6,7 +6,7 @@ import { BOOKKEEPING_COLUMNS } from '../db/schema/columns.js';
 import * as mrpSchema from '../db/schema/mrp.js';
 import * as pitwallSchema from '../db/schema/pitwall.js';
 
-import { RELATIONSHIPS, constraintName, keyPairs, qualifiedTable, type Relationship } from './relationships.js';
+import { RELATIONSHIPS, constraintName, holdsWhen, keyPairs, qualifiedTable, type Relationship } from './relationships.js';
 
 interface DiagramTable {
   schema: string;
@@ -83,16 +83,16 @@ export function erDiagram(): string {
 }
 
 /**
- * Every join of the diagram as a table: its columns, and the foreign key that holds it or why
- * the data cannot guarantee it (docs/warehouse.md, generated; the relationships test checks the
- * database has exactly these keys).
+ * Every join of the diagram as a table: its columns, its foreign key (enforced, or NOT ENFORCED
+ * on PostgreSQL 18 and later) and when it holds (docs/warehouse.md, generated; the relationships
+ * test checks the database has exactly these keys).
  */
 export function joinsTable(): string {
-  const lines = ['| Child | Parent | Columns | Foreign key |', '|---|---|---|---|'];
+  const lines = ['| Child | Parent | Columns | Foreign key | Holds |', '|---|---|---|---|---|'];
   for (const r of RELATIONSHIPS) {
     const columns = keyPairs(r).map(([c, p]) => (c === p ? `\`${c}\`` : `\`${c}\` = \`${p}\``)).join(', ');
-    const held = r.enforced === true ? `\`${constraintName(r)}\`` : `none: ${r.enforced}`;
-    lines.push(`| \`${qualifiedTable(r.child)}\` | \`${qualifiedTable(r.parent)}\` | ${columns} | ${held} |`);
+    const key = `\`${constraintName(r)}\`: ${r.enforced === true ? 'enforced' : 'not enforced, on PostgreSQL 18 and later (none before)'}`;
+    lines.push(`| \`${qualifiedTable(r.child)}\` | \`${qualifiedTable(r.parent)}\` | ${columns} | ${key} | ${holdsWhen(r)} |`);
   }
   return lines.join('\n');
 }

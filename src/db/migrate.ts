@@ -5,6 +5,8 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type pg from 'pg';
 
+import { dropCatalogKeys, reconcileCatalogKeys, type CatalogKeysResult } from './catalog-keys.js';
+
 /** The migrations shipped with the package: `<root>/migrations`, from src/db or dist/db alike. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
 
@@ -18,6 +20,8 @@ export const MIGRATION_LOCK_KEY = 7_305_113_001;
 export interface MigrationResult {
   applied: number;
   ms: number;
+  /** The foreign keys declared NOT ENFORCED after the migrations (src/db/catalog-keys.ts). */
+  keys: CatalogKeysResult;
 }
 
 /** Migrations recorded in drizzle's bookkeeping table; 0 before the first. */
@@ -28,19 +32,40 @@ async function appliedCount(client: pg.PoolClient | pg.Pool): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
+/** Migrations shipped with this pitwall. */
+const shippedCount = (): number => readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).length;
+
 /**
- * Applies pending migrations while holding a session-level advisory lock on one dedicated
+ * Applies pending migrations, then reconciles the foreign keys that depend on the server's
+ * version (src/db/catalog-keys.ts), while holding a session-level advisory lock on one dedicated
  * connection; a second process waits for the first and then finds nothing left to do.
  */
 export async function migrateDatabase(pool: pg.Pool): Promise<MigrationResult> {
+  return withMigrationLock(pool, async (client) => {
+    const before = await appliedCount(client);
+    const started = performance.now();
+    if (before > 0 && before < shippedCount()) await dropCatalogKeys(client);
+    await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
+    const applied = (await appliedCount(client)) - before;
+    const ms = Math.round(performance.now() - started);
+    return { applied, ms, keys: await reconcileCatalogKeys(client) };
+  });
+}
+
+/**
+ * Reconciles the foreign keys that depend on the server's version, with no migration pending: a
+ * warehouse migrated on PostgreSQL 17 and since moved to 18 gets them at the next start.
+ */
+export async function reconcileKeys(pool: pg.Pool): Promise<CatalogKeysResult> {
+  return withMigrationLock(pool, reconcileCatalogKeys);
+}
+
+async function withMigrationLock<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      const before = await appliedCount(client);
-      const started = performance.now();
-      await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
-      return { applied: (await appliedCount(client)) - before, ms: Math.round(performance.now() - started) };
+      return await fn(client);
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
@@ -57,6 +82,5 @@ export interface MigrationStatus {
 
 export async function migrationStatus(pool: pg.Pool): Promise<MigrationStatus> {
   const applied = await appliedCount(pool);
-  const shipped = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).length;
-  return { applied, pending: Math.max(0, shipped - applied) };
+  return { applied, pending: Math.max(0, shippedCount() - applied) };
 }

@@ -6,7 +6,8 @@ import { legacyWarehouseNotice } from '../embedded/legacy.js';
 import { openEmbeddedServer, type EmbeddedServer } from '../embedded/server.js';
 import type { Logger } from '../log.js';
 
-import { migrateDatabase, migrationStatus } from './migrate.js';
+import { logCatalogKeys } from './catalog-keys.js';
+import { migrateDatabase, migrationStatus, reconcileKeys } from './migrate.js';
 import { createPool } from './pool.js';
 import { warehouseUnavailable, WarehouseUnavailableError } from './warehouse-unavailable.js';
 
@@ -90,11 +91,16 @@ export async function openWarehouse(config: Config, logger: Logger, options: Ope
 
 /**
  * Applies the embedded warehouse's pending migrations, or refuses to go on where it holds data
- * and `migrate` is false: one line naming the command that applies them.
+ * and `migrate` is false: one line naming the command that applies them. Where it may migrate
+ * (the worker's start), the keys that depend on the server's version are reconciled even with
+ * nothing pending: the server may have been upgraded since.
  */
 async function bringUpToDate(pool: pg.Pool, dir: string, migrate: boolean, logger: Logger): Promise<void> {
   const { applied: before, pending } = await migrationStatus(pool);
-  if (pending === 0) return;
+  if (pending === 0) {
+    if (migrate) logCatalogKeys(logger, await reconcileKeys(pool));
+    return;
+  }
   if (before > 0 && !migrate) {
     throw new WarehouseUnavailableError({
       warehouse: dir,
@@ -102,8 +108,9 @@ async function bringUpToDate(pool: pg.Pool, dir: string, migrate: boolean, logge
       remedy: 'run `pitwall migrate` (or start `pitwall worker`) to apply them; on a large warehouse this can take a while, and it says how long it took',
     });
   }
-  const { applied, ms } = await migrateDatabase(pool);
+  const { applied, ms, keys } = await migrateDatabase(pool);
   if (applied > 0) logger.info({ applied, ms }, `embedded warehouse: migrations applied: ${applied} in ${ms} ms`);
+  logCatalogKeys(logger, keys);
 }
 
 /**
