@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
+import pLimit from 'p-limit';
 import type pg from 'pg';
 
 import { postgresBinaries, PREVIOUS_MAJOR, previousPackageRoot, type BinariesOptions } from '../embedded/binaries.js';
@@ -17,12 +18,18 @@ import { postmasterPid, startSideServer, stopServerOf, type SideServer } from '.
 import { removeBuilding, settleUpgrade, swapIn } from '../embedded/upgrade-swap.js';
 import type { Logger } from '../log.js';
 
-import { copySequences, copyTable, tablesToCopy } from './copy-tables.js';
+import { copySequences, copyTable, tablesToCopy, type TableToCopy } from './copy-tables.js';
 import { migrateToLevel } from './migrate-to-level.js';
 import { migrationStatus } from './migrate.js';
 import { createPool } from './pool.js';
 import { CANONICAL_TEXT_OPTIONS, tableChecksum } from './table-checksum.js';
 import { WarehouseUpgradeError } from './warehouse-upgrade-error.js';
+
+/**
+ * Tables copied at once. Two streams keep both servers busy (one reads and prints while the other
+ * parses and indexes) on the two cores pitwall is sized for; more only queue for the same cores.
+ */
+const COPY_STREAMS = 2;
 
 export interface UpgradeWarehouseOptions {
   /** The warehouse directory (PITWALL_DATA_DIR). */
@@ -67,7 +74,7 @@ export interface UpgradeReport {
  * 2. A new cluster is made beside it (`postgres.pg18.new`, a sibling, so every move is a rename
  *    on one file system), with the same superuser password, and given the schema the old one
  *    has: its migrations, to the same level (pending ones stay pending, for `pitwall migrate`).
- * 3. Every table is streamed across with COPY, in one snapshot of the old server; then the
+ * 3. Every table is streamed across with COPY, two at a time; then the
  *    sequences, the read-only role (with its password file's password), and ANALYZE.
  * 4. Every table's rows and digest are compared on both servers. Only then, both servers
  *    stopped, the new cluster is marked complete and swapped in by two renames; the old one is
@@ -163,9 +170,20 @@ async function build(dir: string, paths: UpgradePaths, from: PgTools, to: PgTool
   }
 }
 
+/** Compares a table's rows and digest on both servers; a difference fails the upgrade before anything is moved. */
+async function checkCopy(source: pg.Pool, target: pg.Pool, table: TableToCopy, signal: AbortSignal | undefined): Promise<void> {
+  signal?.throwIfAborted();
+  const [was, is] = await Promise.all([tableChecksum(source, table), tableChecksum(target, table)]);
+  if (was.rows === is.rows && was.digest === is.digest) return;
+  throw new EmbeddedServerError(
+    `the copy of ${table.name} differs from the original (${is.rows} rows for ${was.rows}); the new cluster is removed and the old one left as it was`,
+    'report this with the server logs; the old warehouse still works with the previous pitwall release',
+  );
+}
+
 /** Pools that print values the same way on both servers (table-checksum.ts). */
 function canonicalPool(url: string, logger: Logger): pg.Pool {
-  return createPool(`${url}?options=${encodeURIComponent(CANONICAL_TEXT_OPTIONS)}`, { max: 3, logger, applicationName: 'pitwall upgrade-warehouse' });
+  return createPool(`${url}?options=${encodeURIComponent(CANONICAL_TEXT_OPTIONS)}`, { max: 2 * COPY_STREAMS, logger, applicationName: 'pitwall upgrade-warehouse' });
 }
 
 async function copyWarehouse(sourceUrl: string, targetUrl: string, dir: string, logger: Logger, signal: AbortSignal | undefined): Promise<Copied> {
@@ -184,17 +202,9 @@ async function copyWarehouse(sourceUrl: string, targetUrl: string, dir: string, 
     if (reader) await ensureReaderRole(target, dir);
     // The new cluster has no statistics yet; the loader's plans depend on them.
     await target.query('ANALYZE');
-    for (const [i, table] of tables.entries()) {
-      signal?.throwIfAborted();
-      const [was, is] = await Promise.all([tableChecksum(source, table), tableChecksum(target, table)]);
-      if (was.rows !== is.rows || was.digest !== is.digest) {
-        throw new EmbeddedServerError(
-          `the copy of ${table.name} differs from the original (${is.rows} rows for ${was.rows}); the new cluster is removed and the old one left as it was`,
-          'report this with the server logs; the old warehouse still works with the previous pitwall release',
-        );
-      }
-      logger.debug({ table: table.name, rows: is.rows }, `checked ${i + 1} of ${tables.length}: ${table.name}`);
-    }
+    const checking = pLimit(COPY_STREAMS);
+    await Promise.all(tables.map((table) => checking(() => checkCopy(source, target, table, signal))));
+    logger.info(`checked ${tables.length} tables: each holds the same rows as the original`);
     const { pending } = await migrationStatus(target);
     return { tables: tables.length, rows, leftOut, rolesLeft: roles.map((r) => r.rolname).filter((r) => r !== READER_ROLE), reader, pending };
   } finally {
@@ -202,26 +212,48 @@ async function copyWarehouse(sourceUrl: string, targetUrl: string, dir: string, 
   }
 }
 
-/** COPY of every table, read in one snapshot of the old server, written with triggers and foreign keys off (copy-tables.ts). */
-async function copyRows(source: pg.Pool, target: pg.Pool, tables: Parameters<typeof copyTable>[2][], logger: Logger, signal: AbortSignal | undefined): Promise<number> {
-  const reading = await source.connect();
-  const writing = await target.connect();
-  let total = 0;
-  try {
-    await reading.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await writing.query('SET session_replication_role = replica');
-    for (const [i, table] of tables.entries()) {
-      signal?.throwIfAborted();
-      const began = performance.now();
-      const rows = await copyTable(reading, writing, table, signal);
-      total += rows;
-      logger.info({ table: table.name, rows, ms: Math.round(performance.now() - began) }, `copied ${i + 1} of ${tables.length}: ${table.name}`);
-    }
-    await reading.query('COMMIT');
-  } finally {
-    // A client whose COPY was cut off mid-stream is not handed back to the pool for reuse.
-    reading.release(signal?.aborted ? true : undefined);
-    writing.release(true);
-  }
-  return total;
+/**
+ * COPY of every table, largest first, COPY_STREAMS at a time, each on a pair of connections of
+ * its own, written with triggers and foreign keys off (copy-tables.ts). The old server takes no
+ * writes (default_transaction_read_only, on a port only this process knows, under the
+ * directory's lock), so the streams need no shared snapshot to read one consistent state.
+ */
+async function copyRows(source: pg.Pool, target: pg.Pool, tables: TableToCopy[], logger: Logger, signal: AbortSignal | undefined): Promise<number> {
+  const { rows: sizes } = await source.query<{ name: string; bytes: string }>(
+    `SELECT format('%I.%I', n.nspname, c.relname) AS name, pg_total_relation_size(c.oid)::text AS bytes FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace`,
+  );
+  const bytes = new Map(sizes.map((r) => [r.name, Number(r.bytes)]));
+  const largestFirst = [...tables].sort((a, b) => (bytes.get(b.name) ?? 0) - (bytes.get(a.name) ?? 0));
+  const limit = pLimit(COPY_STREAMS);
+  let done = 0;
+  const copied = await Promise.all(
+    largestFirst.map((table) =>
+      limit(async () => {
+        signal?.throwIfAborted();
+        const began = performance.now();
+        const reading = await source.connect();
+        const writing = await target.connect().catch((err: unknown) => {
+          reading.release();
+          throw err;
+        });
+        let rows = 0;
+        try {
+          await writing.query('SET session_replication_role = replica');
+          rows = await copyTable(reading, writing, table, signal);
+        } catch (err) {
+          limit.clearQueue();
+          throw err;
+        } finally {
+          // Closed, not handed back: a COPY cut off mid-stream leaves a connection unusable, and
+          // the writing one's session_replication_role must not outlive this table.
+          reading.release(true);
+          writing.release(true);
+        }
+        done += 1;
+        logger.info({ table: table.name, rows, ms: Math.round(performance.now() - began) }, `copied ${done} of ${tables.length}: ${table.name}`);
+        return rows;
+      }),
+    ),
+  );
+  return copied.reduce((a, b) => a + b, 0);
 }
