@@ -238,11 +238,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const delayMs = retryDelay(failure, attemptNo, waitedMs, failedOfKind.get(failure.kind) ?? 0);
       const reason = failure.kind === 'http' ? `http ${failure.status}` : failure.kind;
       if (delayMs === null) {
-        logger.warn({ path, params: query, attempts: attemptNo, reason }, 'upstream request failed; giving up');
+        // Debug, as the retries: the caller reports the failure (a scope's warning, the run's one line).
+        logger.debug({ path, params: query, attempts: attemptNo, reason }, 'upstream request failed; giving up');
         throw giveUp(failure, shownUrl, attemptNo, failure.status !== undefined);
       }
       const retry = { path, params: query, reason, delayMs, attempt: attemptNo };
-      logger.warn(retry, 'upstream request failed; retrying');
+      // A retry is routine; the run's summary, the metrics and debug logs count them.
+      logger.debug(retry, 'upstream request failed; retrying');
       observer?.onRetry?.(retry);
       await sleep(delayMs, signal);
       waitedMs += delayMs;
