@@ -61,6 +61,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     {
       level: options.level ?? 'info',
       redact: { paths: REDACT_PATHS, censor: REDACTED },
+      // Files and pipes are read by people and by tools that parse dates, not epoch milliseconds;
+      // pino-pretty reads an ISO time as well as a number.
+      timestamp: pino.stdTimeFunctions.isoTime,
     },
     redactingStream(target, options.secrets ?? []),
   );

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from './config.js';
 import { cronProblem } from './cron/validate.js';
 import { DEFAULT_SOURCE } from './db/schema/columns.js';
 import { ENDPOINTS } from './endpoints/registry.js';
+import { jsonErrorPlace } from './json-error-place.js';
 import { shapeCatalog } from './shapes/catalog.js';
 import { loadShapesFile, ShapesFileError } from './shapes/file.js';
 
@@ -144,12 +145,19 @@ function readSources(config: Config, env: Readonly<Record<string, string | undef
   const fail = (message: string): never => {
     throw new ConfigError([{ variable: 'PITWALL_SOURCES', message }]);
   };
+  let text: string;
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return fail(code ? `cannot read ${path} (${code})` : `${path} is not JSON (${(err as Error).message})`);
+    return fail(`cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    const message = (err as Error).message;
+    const place = jsonErrorPlace(text, message);
+    return fail(place ? `${path} is not JSON: line ${place.line}, column ${place.column}: ${place.problem}` : `${path} is not JSON (${message})`);
   }
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {

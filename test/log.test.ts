@@ -19,6 +19,15 @@ describe('createLogger', () => {
     expect(records()).toMatchObject([{ level: 40, msg: 'shown', endpoint: 'points' }]);
   });
 
+  it('stamps each JSON line with an ISO 8601 time, not epoch milliseconds', () => {
+    const { destination, records } = capture();
+    const before = new Date().toISOString();
+    createLogger({ destination }).info('m');
+    const { time } = records()[0]!;
+    expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(String(time) >= before).toBe(true);
+  });
+
   it('censors fields named key, apiKey or password at any shallow depth', () => {
     const { destination, records } = capture();
     createLogger({ destination }).info({ key: 'a', db: { password: 'b' }, req: { q: { apiKey: 'c' } } }, 'm');

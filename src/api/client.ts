@@ -170,9 +170,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   /** Milliseconds to wait before the next attempt, or null to give up now. */
-  function retryDelay(failure: Failure, attemptNo: number, waitedMs: number): number | null {
+  function retryDelay(failure: Failure, attemptNo: number, waitedMs: number, ofKind: number): number | null {
     const remaining = options.maxRetryWaitMs - waitedMs;
-    if (!failure.retryable || attemptNo >= Math.min(options.maxAttempts, failure.maxAttempts ?? Infinity) || remaining <= 0) return null;
+    if (!failure.retryable || attemptNo >= options.maxAttempts || ofKind >= (failure.maxOfKind ?? Infinity) || remaining <= 0) return null;
     // A server that asks for more time than we have left would only refuse an early retry.
     if (failure.retryAfterMs != null) return failure.retryAfterMs <= remaining ? failure.retryAfterMs : null;
     return Math.min(backoffDelayMs(attemptNo, backoff, random), remaining);
@@ -215,6 +215,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // Every message, log line and event uses this key-free form.
     const shownUrl = buildUrl(options.baseUrl, path, params);
     let waitedMs = 0;
+    // Attempts that failed, by kind: a kind may give up sooner than the others (Failure.maxOfKind).
+    const failedOfKind = new Map<string, number>();
     for (let attemptNo = 1; ; attemptNo += 1) {
       signal?.throwIfAborted();
       const outcome = await attempt(url, shownUrl, { path, params: query, attempt: attemptNo }, getOptions);
@@ -232,14 +234,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         return outcome.result;
       }
       const { failure } = outcome;
-      const delayMs = retryDelay(failure, attemptNo, waitedMs);
+      failedOfKind.set(failure.kind, (failedOfKind.get(failure.kind) ?? 0) + 1);
+      const delayMs = retryDelay(failure, attemptNo, waitedMs, failedOfKind.get(failure.kind) ?? 0);
       const reason = failure.kind === 'http' ? `http ${failure.status}` : failure.kind;
       if (delayMs === null) {
-        logger.warn({ path, params: query, attempts: attemptNo, reason }, 'upstream request failed; giving up');
+        // Debug, as the retries: the caller reports the failure (a scope's warning, the run's one line).
+        logger.debug({ path, params: query, attempts: attemptNo, reason }, 'upstream request failed; giving up');
         throw giveUp(failure, shownUrl, attemptNo, failure.status !== undefined);
       }
       const retry = { path, params: query, reason, delayMs, attempt: attemptNo };
-      logger.warn(retry, 'upstream request failed; retrying');
+      // A retry is routine; the run's summary, the metrics and debug logs count them.
+      logger.debug(retry, 'upstream request failed; retrying');
       observer?.onRetry?.(retry);
       await sleep(delayMs, signal);
       waitedMs += delayMs;

@@ -16,8 +16,8 @@ export interface Failure {
   retryAfterMs?: number | null;
   /** For `too-large`: which limit the body passed. */
   limit?: 'received' | 'decoded';
-  /** Attempts this kind of failure gets at most, when fewer than the client's own. */
-  maxAttempts?: number;
+  /** Attempts of one request that may fail this way before it gives up, when fewer than the client's own attempts. */
+  maxOfKind?: number;
   cause?: unknown;
 }
 

@@ -26,8 +26,9 @@ const NETWORK_CODES = new Set([
 const NETWORK_MESSAGE = /fetch failed|terminated|socket hang up|other side closed|ECONNRESET/i;
 
 /**
- * Attempts a body still arriving at the deadline gets: the deadline covers the whole answer, so
- * a body that trickles will most likely trickle again, and five attempts of it cost five timeouts.
+ * Attempts of one request that may end with its body still arriving at the deadline: the deadline
+ * covers the whole answer, so a body that trickles will most likely trickle again, and five
+ * attempts of it cost five timeouts. Other failures between them do not count.
  */
 const SLOW_BODY_ATTEMPTS = 2;
 
@@ -123,7 +124,7 @@ function thrownFailure(
   const cause = redactError(err, secrets);
   if (timedOut && headersCame) {
     const message = `GET ${shownUrl} failed: the body was still arriving after ${timeoutMs} ms (PITWALL_REQUEST_TIMEOUT_MS covers the whole answer)`;
-    return { kind: 'slow-body', retryable: true, maxAttempts: SLOW_BODY_ATTEMPTS, message, cause };
+    return { kind: 'slow-body', retryable: true, maxOfKind: SLOW_BODY_ATTEMPTS, message, cause };
   }
   if (timedOut) return { kind: 'timeout', retryable: true, message: `GET ${shownUrl} timed out after ${timeoutMs} ms`, cause };
   const detail = redact(err instanceof Error ? err.message : String(err), secrets);

@@ -49,7 +49,9 @@ export function summaryText(s: RunSummary): string {
   const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected', 'field errors', 'duplicates'], rows) : '';
   const masked = s.maskedValues > 0 ? [`note: ${s.maskedValues} value(s) in the responses held the API key and were stored masked as [redacted]`] : [];
   const missing = s.missingFields.map((w) => `warning: ${describeWarning(w)}; see pitwall drift --suggest`);
-  return [head, table, ...masked, ...missing, s.error ? `error: ${s.error}` : ''].filter(Boolean).join('\n');
+  // A refused key or an unreachable upstream is said once, in the command's line on stderr.
+  const error = s.error && !s.keyRefused && !s.upstreamUnreachable ? `error: ${s.error}` : '';
+  return [head, table, ...masked, ...missing, error].filter(Boolean).join('\n');
 }
 
 /** `; 3 unmodelled field(s) kept as received (results 2, lineups 1); see pitwall drift`, or nothing. */

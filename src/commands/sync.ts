@@ -38,7 +38,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     const one = (source: Source) =>
       runSync(
         { pool: warehouse.pool, config: source.config, logger, source: source.name },
-        { job, trigger: 'manual', drain: stop.drain, signal: stop.abort, onProgress: progress.update, retrySetAside: values['retry-set-aside'] === true },
+        { job, trigger: 'manual', drain: stop.drain, signal: stop.abort, onProgress: progress.update, retrySetAside: values['retry-set-aside'] === true, callerSaysCause: true },
       );
     const summaries = await Promise.all(sources.map(one));
     progress.finish();

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { Registry } from 'prom-client';
 
+import { ConfigError } from '../api/errors.js';
 import type { Logger } from '../log.js';
 
 import { bearerMatches } from './bearer-token.js';
@@ -66,6 +67,25 @@ export function clickableUrl(address: string, port: number): string {
   return httpUrl(address, port);
 }
 
+/**
+ * Why the endpoint could not listen, as the one line of a configuration error naming the setting
+ * to change; classified by the socket's code. Anything else is no setting's fault: it is kept.
+ */
+export function listenError(err: unknown, port: number, host: string): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const where = `port ${port} on ${host}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new ConfigError([{ variable: 'PITWALL_HTTP_PORT', message: `${where} is already in use; choose another or stop what holds it` }]);
+    case 'EACCES':
+      return new ConfigError([{ variable: 'PITWALL_HTTP_PORT', message: `${where} needs privileges this process does not have; choose a port above 1023` }]);
+    case 'EADDRNOTAVAIL':
+      return new ConfigError([{ variable: 'PITWALL_HTTP_HOST', message: `${host} is not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses` }]);
+    default:
+      return err;
+  }
+}
+
 /** The worker's HTTP endpoint (PITWALL_HTTP_PORT): `/healthz`, `/metrics`, and the status page at `/` and `/status.json`. */
 export async function startObservabilityServer(options: ObservabilityServerOptions): Promise<ObservabilityServer> {
   const server = createServer((req, res) => {
@@ -92,9 +112,10 @@ export async function startObservabilityServer(options: ObservabilityServerOptio
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: Error) => reject(listenError(err, options.port, options.host));
+    server.once('error', failed);
     server.listen(options.port, options.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

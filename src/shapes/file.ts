@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 import type { EndpointName } from '../endpoints/endpoint.js';
+import { jsonErrorPlace } from '../json-error-place.js';
 
 import type { ShapeCatalog } from './catalog.js';
 import { coercionSchema, compileCoercions } from './coerce.js';
@@ -82,7 +83,9 @@ export function parseShapesFile(text: string, catalog: ShapeCatalog): ShapesFile
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new ShapesFileError(`not JSON: ${oneLine(err instanceof Error ? err.message : String(err))}`);
+    const message = err instanceof Error ? err.message : String(err);
+    const place = jsonErrorPlace(text, message);
+    throw new ShapesFileError(`not JSON: ${place ? `line ${place.line}, column ${place.column}: ${place.problem}` : oneLine(message)}`);
   }
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {

@@ -22,6 +22,7 @@ export class RootAnswers {
   private visited = 0;
   private refused = 0;
   private unreached: NetworkCause[] = [];
+  private readonly held: Array<() => void> = [];
 
   /** The roots of one phase's plan; only their answers count. */
   addRoots(roots: ReadonlyArray<{ endpoint: Endpoint; params: Params }>): void {
@@ -34,6 +35,23 @@ export class RootAnswers {
     this.visited += 1;
     if (answer.kind === 'refused') this.refused += 1;
     if (answer.kind === 'unreached') this.unreached.push(answer.cause);
+  }
+
+  /**
+   * Holds the warning about a root's failure (`warn`) that may share the run's one cause (a
+   * refusal, no HTTP answer) until the run knows: true when held. A refused key or an
+   * unreachable upstream is then said once, not once per root.
+   */
+  hold(endpoint: Endpoint, query: string, answer: RootAnswer, warn: () => void): boolean {
+    if (answer.kind === 'accepted' || !this.roots.has(scopeKey(endpoint.name, query))) return false;
+    this.held.push(warn);
+    return true;
+  }
+
+  /** Says the held warnings, unless the run ended on a cause common to every root (`runWide`), which says it for them. */
+  settle(runWide: boolean): void {
+    const held = this.held.splice(0);
+    if (!runWide) for (const warn of held) warn();
   }
 
   /** Every root refused, and no scope loaded or found unchanged. */

@@ -52,6 +52,11 @@ export interface SyncOptions {
   onProgress?: (p: { discovered: number; done: number; counters: RunCounters }) => void;
   /** Visit the scopes set aside too (`pitwall sync --retry-set-aside`), instead of skipping them until their time. */
   retrySetAside?: boolean;
+  /**
+   * The caller says a cause common to the whole run (a refused key, an unreachable upstream) in
+   * its own line, as `pitwall sync` does on stderr: the run logs it at debug instead of error.
+   */
+  callerSaysCause?: boolean;
 }
 
 /**
@@ -94,6 +99,8 @@ interface SyncRun {
   /** Scopes set aside (by scope key) that this run skips: none when it retries them. */
   setAside: ReadonlyMap<string, Date>;
   progress: () => void;
+  /** How the run's common cause is logged: error, or debug when the caller prints it (SyncOptions.callerSaysCause). */
+  sayCause: (fields: object, message: string) => void;
 }
 
 /** A sync's work: make its context, walk its phases, decide its outcome, add the report's extras. */
@@ -106,10 +113,12 @@ async function execute(deps: SyncDeps, options: SyncOptions, job: JobName, run: 
     // lock connection, and fail if it was lost (a loss while no visit was in flight throws only here).
     await run.lock.confirm();
     outcome = decideOutcome(sync, cutShort);
+    sync.roots.settle(outcome.extra?.keyRefused === true || outcome.extra?.upstreamUnreachable === true);
   } catch (err) {
     // An upstream that never answered can end the walk early too: the client gives up on it.
     const unreached = err instanceof UpstreamDownError && !run.stopping.aborted ? unreachableOutcome(sync) : null;
     outcome = unreached ?? thrownOutcome(run, err, 'run');
+    sync.roots.settle(unreached !== null);
     // The scopes found unchanged before the end were checked all the same.
     await sync.ctx.touches.flush().catch((e: unknown) => run.logger.warn({ err: String(e) }, 'could not record unchanged scopes'));
     await flushShapes(sync);
@@ -144,6 +153,7 @@ async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext
     roots: new RootAnswers(),
     setAside: options.retrySetAside ? new Map() : await loadSetAside(deps.pool, source),
     progress: () => options.onProgress?.({ discovered: scopes.total, done: scopes.done, counters }),
+    sayCause: (fields, message) => (options.callerSaysCause ? logger.debug(fields, message) : logger.error(fields, message)),
   };
 }
 
@@ -190,12 +200,13 @@ async function walkPhases(sync: SyncRun, phases: JobPhase[]): Promise<number> {
 /** A walk that returned: interrupted when a stop cut it short, else judged by its scopes. */
 function decideOutcome(sync: SyncRun, cutShort: number): RunOutcome {
   const { counters, logger, stopping } = sync.run;
+  const { sayCause } = sync;
   if (cutShort > 0 && stopping.aborted) {
     logger.warn({ cutShort }, 'run interrupted');
     return { status: 'interrupted', error: 'stopped before the walk was complete' };
   }
   if (sync.roots.keyRefused(counters.scopes.loaded + counters.scopes.unchanged)) {
-    logger.error({ invalid: counters.scopes.invalid, failed: counters.scopes.failed }, KEY_REFUSED_MESSAGE);
+    sayCause({ invalid: counters.scopes.invalid, failed: counters.scopes.failed }, KEY_REFUSED_MESSAGE);
     return { status: 'failed', error: KEY_REFUSED_MESSAGE, extra: { keyRefused: true } };
   }
   const unreachable = unreachableOutcome(sync);
@@ -209,11 +220,11 @@ function decideOutcome(sync: SyncRun, cutShort: number): RunOutcome {
 
 /** A run none of whose root requests got an HTTP answer, and that loaded nothing: one line naming MRP_API_BASE_URL. */
 function unreachableOutcome(sync: SyncRun): RunOutcome | null {
-  const { counters, logger } = sync.run;
+  const { counters } = sync.run;
   const cause = sync.roots.unreachable(counters.scopes.loaded + counters.scopes.unchanged);
   if (!cause) return null;
   const error = unreachableMessage(sync.deps.config.apiBaseUrl, cause);
-  logger.error({ failed: counters.scopes.failed }, error);
+  sync.sayCause({ failed: counters.scopes.failed }, error);
   return { status: 'failed', error, extra: { upstreamUnreachable: true } };
 }
 
@@ -250,7 +261,7 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
       counters.scopes.invalid += 1;
       const at = { runId, source, endpoint: ep.name, params: query };
       await recordScopeFailure(sync.deps.pool, { ...at, status: 'invalid', error: res.reason, stage: 'check', kind: 'invalid', lasting: false, setAsideHours: 0 });
-      run.logger.warn({ endpoint: ep.name, params: query, reason: res.reason }, 'upstream answered RequestValid 0');
+      warnOrHold(sync, ep, query, { kind: 'refused' }, { endpoint: ep.name, params: query, reason: res.reason }, 'upstream answered RequestValid 0');
       return [];
     }
     // The body's bytes stay in the process's budget until its rows are loaded.
@@ -278,6 +289,13 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
   }
 }
 
+/** A warning about a scope; one about a root that may share the run's one cause waits for the outcome (RootAnswers.hold), logged at debug meanwhile. */
+function warnOrHold(sync: SyncRun, ep: Endpoint, query: string, answer: RootAnswer, fields: object, message: string): void {
+  const { logger } = sync.run;
+  if (sync.roots.hold(ep, query, answer, () => logger.warn(fields, message))) logger.debug(fields, message);
+  else logger.warn(fields, message);
+}
+
 /** A scope's failure: counted, logged in one line, recorded on its sync_state row (set aside when it keeps failing), a bad body kept. */
 async function recordFailure(sync: SyncRun, ep: Endpoint, params: Params, err: unknown, stage: ScopeStage): Promise<void> {
   const { deps, run } = sync;
@@ -295,7 +313,7 @@ async function recordFailure(sync: SyncRun, ep: Endpoint, params: Params, err: u
     setAsideHours: deps.config.setAsideHours,
   });
   const fields = { endpoint: ep.name, params: query, stage: failure.stage, kind: failure.kind, ...(setAsideUntil ? { setAsideUntil } : {}) };
-  run.logger.warn(fields, `scope failed: ${failure.message}${setAsideUntil ? `; set aside until ${setAsideUntil.toISOString()}` : ''}`);
+  warnOrHold(sync, ep, query, failureAnswer(err), fields, `scope failed: ${failure.message}${setAsideUntil ? `; set aside until ${setAsideUntil.toISOString()}` : ''}`);
   const badBody = classifyBadBody(err);
   if (badBody) {
     await insertBodyReject(deps.pool, at, failure.message, badBody.snippet);

@@ -76,6 +76,9 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   let stopped: Promise<void> | undefined;
   // Ends the waits of queued catch-ups when the worker stops: one wait per source at a time.
   const stopping = new AbortController();
+  // A start that failed (its port taken, say) is reported by its error alone: the stop after it
+  // speaks at debug, so a person at a terminal reads one line.
+  let startedUp = false;
   setMaxListeners(sources.length + 10, stopping.signal);
 
   const jobsOf = (name: string | undefined): SourceJobs => {
@@ -173,6 +176,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
       }
     }
     logger.info({ sources: sources.map((s) => s.source.name), jobQueue: config.jobQueue, jobsAtOnce: engine ? config.workerJobs : undefined }, 'worker started');
+    startedUp = true;
   };
 
   const stop = () =>
@@ -181,7 +185,8 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
         jobs.scheduler?.stop();
         jobs.catchUp?.stop();
       }
-      logger.info({ runs: running.size, timeoutMs: config.shutdownTimeoutMs }, 'worker stopping; draining runs');
+      const say = startedUp ? logger.info.bind(logger) : logger.debug.bind(logger);
+      say({ runs: running.size, timeoutMs: config.shutdownTimeoutMs }, 'worker stopping; draining runs');
       stopping.abort();
       shutdown.begin(new Error('worker stopping'));
       // The queue takes no new job and waits for its running ones, which the drain ends; a run it
@@ -192,7 +197,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
       await Promise.all(sources.map((jobs) => jobs.catchUp?.done));
       shutdown.dispose();
       await server?.close();
-      logger.info('worker stopped');
+      say('worker stopped');
     })());
 
   return {

@@ -19,6 +19,8 @@ const GZIP_MEMBER = gzipSync(Buffer.alloc(16 * MiB), { level: 9 });
 const GZIP_BOMB = Buffer.concat(Array.from({ length: 64 }, () => GZIP_MEMBER));
 const DEFLATE_BOMB = deflateRawSync(Buffer.alloc(64 * MiB), { level: 9 });
 
+/** Requests the /mixed path has had. */
+let mixed = 0;
 /** Bytes the endless path had written when its client went away. */
 let endlessSent = 0;
 
@@ -45,6 +47,12 @@ function server(): http.Server {
       res.write('{');
       const timer = setInterval(() => res.write(' '), 50);
       return void res.on('close', () => clearInterval(timer));
+    }
+    if (path === '/mixed') {
+      // By the request's number: 503, trickle, 503, trickle, then the answer.
+      const step = ['503', 'trickle', '503', 'trickle'][(mixed += 1) - 1] ?? 'ok';
+      if (step === '503') return void res.writeHead(503).end();
+      if (step === 'trickle') return void (res.writeHead(200, { 'content-type': 'application/json' }), res.write('{'));
     }
     if (path === '/moved') return void res.writeHead(302, { location: 'https://elsewhere.example:8443/v2/schedules/?key=abc&ScheduleYear=2025' }).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(OK);
@@ -146,6 +154,14 @@ describe('limits on a body, enforced while it is read', () => {
       const err = (await client(300).get('/trickle', {}).catch((e: unknown) => e)) as ApiError;
       expect({ kind: err.kind, attempts: err.attempts }).toEqual({ kind: 'slow-body', attempts: 2 });
       expect(err.message).toMatch(/the body was still arriving after 300 ms \(PITWALL_REQUEST_TIMEOUT_MS/);
+    });
+
+    it('counts only the attempts whose body trickled: other failures between them do not use up its one retry', async () => {
+      mixed = 0;
+      const err = (await client(300).get('/mixed', {}).catch((e: unknown) => e)) as ApiError;
+      expect({ kind: err.kind, attempts: err.attempts }).toEqual({ kind: 'slow-body', attempts: 4 });
+      mixed = 2; // from the second 503 on: 503, trickle, then the answer
+      expect(await client(300).get('/mixed', {})).toMatchObject({ kind: 'ok', attempts: 3 });
     });
 
     it('does not follow a redirect, and says where it pointed (the origin alone) and which setting to change', async () => {

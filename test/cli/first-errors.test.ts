@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { EXIT } from '../../src/commands/context.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { KEY_REFUSED_MESSAGE } from '../../src/sync/key-refusal.js';
 import { runCli } from '../helpers/cli.js';
 import { withDatabase } from '../helpers/db-url.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -100,6 +101,15 @@ describe('a wrong API key', () => {
     expect(lines(r.stderr).at(-1)).toMatch(/^pitwall: .*MRP_API_KEY/);
     expect(r.stderr).not.toMatch(STACK_LINE);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'failed', keyRefused: true });
+  });
+
+  it('says the refusal once at the default log level, not in the log, the summary and the last line', async () => {
+    const r = await runCli(['sync'], env({ DATABASE_URL: db.url, MRP_API_KEY: WRONG }));
+    expect(r.code).toBe(EXIT.keyRefused);
+    expect((r.stdout + r.stderr).split(KEY_REFUSED_MESSAGE)).toHaveLength(2);
+    expect(lines(r.stderr).at(-1)).toBe(`pitwall: ${KEY_REFUSED_MESSAGE}`);
+    // No warning per refused root before it: the one line says it for them all.
+    expect(r.stderr).not.toContain('upstream answered RequestValid 0');
   });
 
   it('is not reported for a key the upstream accepts', async () => {

@@ -42,6 +42,17 @@ describe('an upstream that cannot be reached', () => {
     expect(rows[0]).toEqual({ status: 'failed', error: line.replace(/^pitwall: /, '') });
   });
 
+  it('pitwall sync at the default log level: the cause said once, no retry or per-root warning before it', async () => {
+    const r = await runCli(['sync'], env);
+    expect(r.code).toBe(EXIT.upstreamUnreachable);
+    const cause = line.replace(/^pitwall: /, '');
+    expect((r.stdout + r.stderr).split(cause)).toHaveLength(2);
+    expect(r.stderr).not.toMatch(/retrying|giving up|scope failed/);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(line);
+    // The summary on stdout still counts the retries and the failed scopes.
+    expect(r.stdout).toMatch(/\d+ retries; .*failed 4/);
+  });
+
   it('pitwall sync: the same line when the client gives up on the upstream before every root was tried', async () => {
     const r = await runCli(['sync'], { ...env, PITWALL_MAX_CONSECUTIVE_FAILURES: '1' });
     expect(r.stderr).toContain('upstream considered down');

@@ -64,6 +64,15 @@ const REVIEWED: Record<string, Record<string, string>> = {
       'splices ABANDON only, a constant of this file; sources, jobs, lock ids, the age and the namespace are $n parameters',
     "`UPDATE pitwall.sync_runs SET ${ABANDON} WHERE source = $2 AND job = $1 AND status = 'running'`": 'splices ABANDON only, a constant of this file; the job and source are $1 and $2',
   },
+  'src/sync/sql/sync-state.ts': {
+    '*': 'FAILED_RUNS is a constant SQL fragment written in this file; every value is a $n parameter',
+    "`INSERT INTO pitwall.sync_state AS s (source, endpoint, params, last_attempt_at, status, last_error, last_run_id, failure_stage, failure_kind, failed_runs) VALUES ($6, $1, $2, now(), $3, $4, $5, $7, $8, 1) ON CONFLICT (source, endpoint, params) DO UPDATE SET last_attempt_at = now(), status = EXCLUDED.status, last_error = EXCLUDED.last_error, last_run_id = EXCLUDED.last_run_id, failure_stage = EXCLUDED.failure_stage, failure_kind = EXCLUDED.failure_kind, failed_runs = ${FAILED_RUNS}, set_aside_until = CASE WHEN NOT $9::boolean OR $10::int = 0 OR ${FAILED_RUNS} < 2 THEN NULL WHEN s.last_run_id IS NOT DISTINCT FROM EXCLUDED.last_run_id THEN s.set_aside_until ELSE now() + make_interval(hours => $10::int) END RETURNING set_aside_until`":
+      'splices FAILED_RUNS only, a constant of this file (the same expression for the count and the decision); every value is a $n parameter',
+  },
+  'src/sync/sql/retire-source.ts': {
+    'sql(name)': 'statements per table of the Drizzle schema, each naming its table by qualified(): names the schema declares, in double quotes; the source is $1',
+    '*': 'n is a table name from the Drizzle schema, quoted by qualified(); the source is $1',
+  },
   'src/commands/status-report.ts': {
     "tables .map((t, i) => `SELECT ${i} AS n, '${t}' AS \"table\", source, max(_synced_at)::text AS newest_synced_at FROM ${tableMeta(warehouseTables[t]).qualifiedName} WHERE source = ANY($1::text[]) GROUP BY source`) .join(' UNION ALL ') + ' ORDER BY n'":
       'table names are the keys of warehouseTables (the schema), i a loop index; the sources are $1; no value from outside',

@@ -174,6 +174,13 @@ describe('PITWALL_HTTP_TOKEN', () => {
     expect((await get(`${worker.url}/healthz`)).status).toBe(200);
   });
 
+  it('speaks of an empty warehouse in sentences, naming no internal table', async () => {
+    const page = (await get(`${worker.url}/`, { authorization: `Bearer ${token}` })).text;
+    expect(page).toContain('No response shapes recorded yet: they are counted as runs load responses.');
+    // A schema-qualified name (pitwall.sync_runs, mrp.drivers) means nothing to a reader of the page.
+    expect(page.match(/\b(?:pitwall|mrp|analytics)\.[a-z_]+/g)).toBeNull();
+  });
+
   it('is open without the token when none is configured', async () => {
     const open = createWorker({ pool: db.pool, config: workerConfig(db, sim, { PITWALL_HTTP_PORT: '0' }), logger: createSilentLogger() });
     await open.start();

@@ -205,7 +205,7 @@ ${unconfiguredNote(data)}
 ${data.running.length ? '<p class="muted">Scopes known so far grow as the walk discovers them, so the ETA is a lower bound.</p>' : ''}
 <h2>Runs</h2>${charts(data, several)}${runs}
 <h2>Endpoints</h2>${endpoints}
-${data.drift_recorded ? '' : '<p class="muted">No response shapes recorded yet (pitwall.shape_paths is empty).</p>'}
+${data.drift_recorded ? '' : '<p class="muted">No response shapes recorded yet: they are counted as runs load responses.</p>'}
 ${missingFieldsNote(data, several)}
 <h2>Failing scopes</h2>${table('failing', [...sourceHeader(several), 'endpoint', 'params', 'status', 'last attempt', 'last error'], failing, 'None: every scope answered on its last attempt.')}
 <h2>Set aside</h2>${setAsideTable(data, several)}
