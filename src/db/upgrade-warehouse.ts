@@ -20,7 +20,7 @@ import type { Logger } from '../log.js';
 
 import { copySequences, copyTable, tablesToCopy, type TableToCopy } from './copy-tables.js';
 import { migrateToLevel } from './migrate-to-level.js';
-import { migrationStatus } from './migrate.js';
+import { migrationStatus, reconcileKeys } from './migrate.js';
 import { createPool } from './pool.js';
 import { CANONICAL_TEXT_OPTIONS, tableChecksum } from './table-checksum.js';
 import { WarehouseUpgradeError } from './warehouse-upgrade-error.js';
@@ -207,6 +207,10 @@ async function copyWarehouse(sourceUrl: string, targetUrl: string, dir: string, 
     await Promise.all(tables.map((table) => checking(() => checkCopy(source, target, table, signal))));
     logger.info(`checked ${tables.length} tables: each holds the same rows as the original`);
     const { pending } = await migrationStatus(target);
+    // The joins declared only on this server version (NOT ENFORCED on 18), at once, so that a BI
+    // tool attached right after the upgrade sees every join; with migrations pending, `pitwall
+    // migrate` declares them after it.
+    if (pending === 0) await reconcileKeys(target);
     return { tables: tables.length, rows, leftOut, rolesLeft: roles.map((r) => r.rolname).filter((r) => r !== READER_ROLE), reader, pending };
   } finally {
     await Promise.all([source.end(), target.end()]);

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { RELATIONSHIPS } from '../../src/analytics/relationships.js';
 import { createPool } from '../../src/db/pool.js';
 import { postgresBinaries, PREVIOUS_MAJOR } from '../../src/embedded/binaries.js';
 import { CLUSTERS_DIR } from '../../src/embedded/cluster-home.js';
@@ -107,6 +108,11 @@ describe(`a warehouse made by PostgreSQL ${OLD}`, () => {
       await reader.connect();
       const { rows } = await reader.query<{ n: number }>('SELECT count(*)::int AS n FROM mrp.events');
       expect(rows[0]?.n).toBe(sim.world.truth().events.length);
+      // Every join is a foreign key in the catalog the tool reads, declared by the upgrade itself.
+      const keys = await reader.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_constraint WHERE contype = 'f' AND connamespace::regnamespace::text IN ('mrp', 'pitwall', 'analytics')`,
+      );
+      expect(keys.rows[0]?.n).toBe(RELATIONSHIPS.length);
     } finally {
       await reader.end().catch(() => undefined);
       await server.close();
