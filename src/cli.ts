@@ -34,7 +34,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   },
   worker: { summary: 'run the live, season and full jobs on their cron schedules until stopped', load: () => import('./commands/worker.js') },
   simulate: {
-    summary: 'serve the built-in API simulator until stopped (--port 4010 --seed 7 --scale small --today YYYY-MM-DD --key KEY)',
+    summary: 'serve the built-in API simulator until stopped (--port 4010 --seed 7 --scale small --today YYYY-MM-DD --key KEY --faults JSON; pitwall simulate --help lists all)',
     load: () => import('./commands/simulate.js'),
   },
   demo: { summary: 'simulator + embedded warehouse + sync in one go; prints standings and how to query (--scale --seed --dir)', load: () => import('./commands/demo.js') },
@@ -132,7 +132,7 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    write(usage());
+    write((await command.load()).help ?? usage());
     return;
   }
   const controller = new AbortController();

@@ -91,7 +91,7 @@ export interface Growth {
   growth: number | null;
 }
 
-type Measure = 'rssMb' | 'fds' | 'dbConnections';
+export type Measure = 'rssMb' | 'fds' | 'dbConnections';
 
 /**
  * How one measure moved over one worker's life, after `warmupMs` from its first sample: the

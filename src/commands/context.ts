@@ -23,6 +23,8 @@ export interface CommandContext {
 
 export interface CommandModule {
   run(ctx: CommandContext): Promise<number>;
+  /** `pitwall <command> --help` for a command with options of its own; the global help otherwise. */
+  help?: string;
 }
 
 export class UsageError extends Error {

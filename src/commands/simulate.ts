@@ -1,9 +1,69 @@
+import type { z } from 'zod';
+
+import { FAULT_KINDS, faultConfigSchema, quirksSchema, SIMULATOR_KEY } from '../simulator/options.js';
 import { startSimulator } from '../simulator/server.js';
-import type { Scale } from '../simulator/world/types.js';
+import { DEFAULT_TODAY } from '../simulator/world/generate/index.js';
+import { DEFAULT_QUIRKS, type Scale } from '../simulator/world/types.js';
 
 import { EXIT, HELP, UsageError, parse, type CommandContext } from './context.js';
 
 const SCALES: readonly Scale[] = ['tiny', 'small', 'medium', 'large'];
+const DEFAULT_PORT = 4010;
+
+/** `pitwall simulate --help`: the simulator's own options; fault kinds and quirks come from their schemas. */
+export const help = `pitwall simulate: serve the built-in MyRacePass v2 API simulator until stopped
+
+Usage: pitwall simulate [options]
+
+Options:
+  --scale ${SCALES.join('|').padEnd(26)}how big a world (default small)
+  --seed N                          seeds the world, fault picking and quirks (default 7)
+  --today YYYY-MM-DD                the world's today: seasons up to it have results (default ${DEFAULT_TODAY})
+  --port N                          port to listen on, 0 for any free one (default ${DEFAULT_PORT})
+  --host ADDRESS                    address to listen on (default 127.0.0.1)
+  --key KEY                         the API key it accepts (default ${SIMULATOR_KEY})
+  --sites N                         serve N sites (1-100), one key each: sim-site-1 ... sim-site-N (not with --key)
+  --faults JSON                     faults to inject, e.g. '{"rate":0.1,"kinds":["http503","reset"]}'
+                                    fields: ${Object.keys(faultConfigSchema.shape).join(', ')}
+                                    kinds: ${FAULT_KINDS.join(', ')} (default all; rate 0 = none)
+  --quirks JSON                     how often each upstream quirk shows, 0..1, e.g. '{"duplicateRows":0.05}'
+                                    ${Object.entries(DEFAULT_QUIRKS).map(([name, share]) => `${name} ${share}`).join(', ')} by default
+  -h, --help                        this help
+
+While it runs, faults, quirks and the clock can be changed at <url>/__simulator/ (faults, quirks, clock);
+<url>/__simulator/world describes the world.
+`;
+
+/** The flags `help` explains. */
+export const OPTIONS = {
+  ...HELP,
+  port: { type: 'string' },
+  host: { type: 'string' },
+  seed: { type: 'string' },
+  scale: { type: 'string' },
+  today: { type: 'string' },
+  key: { type: 'string' },
+  sites: { type: 'string' },
+  faults: { type: 'string' },
+  quirks: { type: 'string' },
+} as const;
+
+/** A JSON flag checked by its schema: one usage line naming the flag and the first problem. */
+function jsonFlag<T extends z.ZodTypeAny>(value: string | undefined, name: string, schema: T): z.input<T> | undefined {
+  if (value === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch (err) {
+    throw new UsageError(`--${name} must be JSON (${(err as Error).message})`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(`--${name}: ${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return json as z.input<T>;
+}
 
 function whole(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -13,33 +73,25 @@ function whole(value: string | undefined, name: string): number | undefined {
 
 /** `pitwall simulate`: serve the simulator until the first signal. */
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parse({
-    args: ctx.args,
-    options: {
-      ...HELP,
-      port: { type: 'string' },
-      host: { type: 'string' },
-      seed: { type: 'string' },
-      scale: { type: 'string' },
-      today: { type: 'string' },
-      key: { type: 'string' },
-      sites: { type: 'string' },
-    },
-  });
+  const { values } = parse({ args: ctx.args, options: OPTIONS });
   const sites = whole(values.sites, 'sites');
   if (sites !== undefined && (sites < 1 || sites > 100)) throw new UsageError('--sites must be from 1 to 100');
   if (sites !== undefined && values.key) throw new UsageError('--sites names its own keys (sim-site-1 ...); leave out --key');
   const scale = (values.scale ?? 'small') as Scale;
   if (!SCALES.includes(scale)) throw new UsageError(`--scale must be one of ${SCALES.join(', ')}`);
   const seed = whole(values.seed, 'seed');
+  const faults = jsonFlag(values.faults, 'faults', faultConfigSchema);
+  const quirks = jsonFlag(values.quirks, 'quirks', quirksSchema);
   const sim = await startSimulator({
-    port: whole(values.port, 'port') ?? 4010,
+    port: whole(values.port, 'port') ?? DEFAULT_PORT,
     scale,
     ...(values.host ? { host: values.host } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(values.today ? { today: values.today } : {}),
     ...(values.key ? { key: values.key } : {}),
     ...(sites !== undefined ? { sites } : {}),
+    ...(faults !== undefined ? { faults } : {}),
+    ...(quirks !== undefined ? { quirks } : {}),
   });
   const s = sim.world.summary();
   ctx.out(

@@ -19,10 +19,14 @@ const CAUSES: Record<string, string> = {
  */
 export function dataDirError(err: unknown, dir: string, setting: string): EmbeddedServerError | null {
   const e = err as NodeJS.ErrnoException;
-  if (!e || typeof e.code !== 'string' || !(e.code in CAUSES) || typeof e.path !== 'string') return null;
+  if (!e || typeof e.code !== 'string' || typeof e.path !== 'string') return null;
+  // No such directory to make one in, said of a directory being made: a file system that makes
+  // none there (/proc, some virtual ones). Of a file in the directory, it is another story.
+  const cause = e.code === 'ENOENT' && e.syscall === 'mkdir' ? 'no directory can be made there' : CAUSES[e.code];
+  if (cause === undefined) return null;
   if (e.path !== dir && !e.path.startsWith(`${dir}/`) && !dir.startsWith(`${e.path}/`)) return null;
   return new EmbeddedServerError(
-    `${setting} (${dir}) is not writable: ${CAUSES[e.code]} (${e.code})`,
+    `${setting} (${dir}) is not writable: ${cause} (${e.code})`,
     `set ${setting} to a directory pitwall may write, or set DATABASE_URL to use a PostgreSQL server`,
     e.message,
   );

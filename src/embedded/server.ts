@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import pg from 'pg';
@@ -12,6 +12,7 @@ import { dataDirError } from './data-dir-errors.js';
 import { withDataDirLock } from './data-dir-lock.js';
 import { EmbeddedServerError } from './errors.js';
 import { initCluster, SUPERUSER } from './init-cluster.js';
+import { makeDataDir } from './make-data-dir.js';
 import { pgCtl, type PgTools } from './pg-tools.js';
 import { otherLiveClients, registerClient, unregisterClient } from './server-clients.js';
 import { choosePort, portTaken, rememberPort } from './server-port.js';
@@ -88,8 +89,7 @@ async function open(dir: string, options: EmbeddedServerOptions): Promise<Embedd
   // Only the warehouse directory itself is private: directories made on the way to it (the
   // demo's `.pitwall/demo` makes `.pitwall`) get the usual mode, so that as root they do not
   // stand between the server's user and a directory it could otherwise reach.
-  mkdirSync(dirname(dir), { recursive: true });
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDataDir(dir, 0o700);
   const opened = await withDataDirLock(dir, options.purpose, async (): Promise<Opened> => {
     const place = clusterPlace(dir, user);
     const layout: Layout = { dir, data: place.data, tools };

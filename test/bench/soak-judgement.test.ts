@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { GROWTH_LIMIT, GROWTH_MARGIN, grew, growthByLife, MIN_JUDGED_MS, resourcesFlat, WARMUP_MS } from '../../bench/lib/soak-report.js';
 import { countRuns, type RunRow } from '../../bench/lib/soak-runs.js';
 import { growthOf, type Sample } from '../../bench/lib/soak-samples.js';
 
@@ -35,5 +36,28 @@ describe("the soak's growth judgement", () => {
 
   it('leaves a life too short after warm-up unjudged', () => {
     expect(growthOf(samples(4, (m) => 100 * m), 1, 'rssMb', 120_000, 180_000).growth).toBeNull();
+  });
+});
+
+describe('growth on small counts', () => {
+  /** Worker 1's samples, its db connections at `conns(minute)`, RSS `rss(minute)`. */
+  const counted = (conns: (m: number) => number, rss: (m: number) => number): Sample[] =>
+    samples(10, rss).map((s, m) => ({ ...s, dbConnections: conns(m) }));
+
+  it('counts a step within the absolute margin as no growth, however large its percentage', () => {
+    const seven = 7;
+    const g = growthOf(counted((m) => (m < 6 ? seven : seven + GROWTH_MARGIN.dbConnections - 2), () => 200), 1, 'dbConnections', WARMUP_MS, MIN_JUDGED_MS);
+    expect(g.growth).toBeGreaterThan(GROWTH_LIMIT);
+    expect(grew(g, 'dbConnections')).toBe(false);
+  });
+
+  it('still counts growth past the margin, and the soak target judges by it', () => {
+    const g = growthOf(counted((m) => 7 + 2 * m, () => 200), 1, 'dbConnections', WARMUP_MS, MIN_JUDGED_MS);
+    expect(g.late - g.early).toBeGreaterThan(GROWTH_MARGIN.dbConnections);
+    expect(grew(g, 'dbConnections')).toBe(true);
+    const flat = growthByLife(counted((m) => (m < 6 ? 7 : 9), (m) => 210 - m));
+    const leaking = growthByLife(counted((m) => 7 + 2 * m, (m) => 210 - m));
+    expect(resourcesFlat(flat)).toBe(true);
+    expect(resourcesFlat(leaking)).toBe(false);
   });
 });

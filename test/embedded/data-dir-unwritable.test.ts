@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -47,5 +47,29 @@ describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('new, under a read-only file system: one line naming the variable and the cause, no stack', async () => {
+    const mount = join(tmp, 'read-only');
+    mkdirSync(mount);
+    const dir = join(mount, 'new', 'warehouse');
+    const root = process.getuid?.() === 0;
+    const pitwall = `exec ${process.execPath} ${PITWALL_BIN} sql 'SELECT 1'`;
+    const [file, args] = root ? ['unshare', ['--mount', 'sh', '-c', `mount --bind -o ro ${mount} ${mount} && ${pitwall}`]] : ['sh', ['-c', `chmod 500 ${mount} && ${pitwall}`]];
+    const r = await promisify(execFile)(file, args, { env: { PATH: process.env.PATH ?? '', PITWALL_DATA_DIR: dir } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(r.code).toBe(1);
+    expect(stderrLines(r.stderr)).toEqual(oneLine(dir, root ? 'read-only file system (EROFS)' : 'permission denied (EACCES)'));
+  });
+
+  it('where the file system makes no directory (/proc): one line, where mkdir -p would spin for ever', async () => {
+    expect(existsSync('/proc/self')).toBe(true);
+    const dir = '/proc/pitwall-no-such/warehouse';
+    const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir }, 30_000);
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(1);
+    expect(stderrLines(r.stderr)).toEqual(oneLine(dir, 'no directory can be made there (ENOENT)'));
   });
 });
