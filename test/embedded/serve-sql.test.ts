@@ -1,7 +1,6 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +9,6 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 import { PITWALL_BIN, runCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
 import { warehouseTempDir } from '../helpers/temp-dir.js';
-
-const PSQL = '/usr/bin/psql';
 
 /** `pitwall serve-sql` as a real process, resolved once it prints its banner. */
 function serve(env: Record<string, string>, port: number): Promise<{ child: ChildProcess; banner: string }> {
@@ -55,14 +52,29 @@ describe('pitwall serve-sql', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('says how to log in as the read-only role, and psql does, with the password from its file', async () => {
+  it('says how to log in as the read-only role, and its command line logs in, with the password from its file', async () => {
     expect(server.banner).toContain(`on 127.0.0.1:${port}, read-only for role pitwall_reader`);
-    expect(server.banner).toContain(`PGPASSWORD="$(cat ${join(dir, 'reader-password')})" psql "postgres://pitwall_reader@127.0.0.1:${port}/postgres"`);
+    const passwordFile = join(dir, 'reader-password');
+    expect(server.banner).toContain(`PGPASSWORD="$(cat ${passwordFile})" psql "postgres://pitwall_reader@127.0.0.1:${port}/postgres"`);
     expect(server.banner).not.toContain(readFileSync(join(dir, 'password'), 'utf8').trim());
-    const { stdout } = await promisify(execFile)(PSQL, ['-h', '127.0.0.1', '-p', String(port), '-U', 'pitwall_reader', '-At', '-c', 'SELECT count(*) FROM analytics.current_standings WHERE position = 1', 'postgres'], {
-      env: { PATH: process.env.PATH ?? '', PGCONNECT_TIMEOUT: '10', PGPASSWORD: readFileSync(join(dir, 'reader-password'), 'utf8').trim() },
+    // The banner's own URL and password file, through the protocol: psql is not everywhere, and a
+    // distribution's psql may be of another major version than the server.
+    const url = new URL(/psql "([^"]+)"/.exec(server.banner)?.[1] ?? 'missing:');
+    const client = new pg.Client({
+      host: url.hostname,
+      port: Number(url.port),
+      user: url.username,
+      database: url.pathname.slice(1),
+      password: readFileSync(passwordFile, 'utf8').trim(),
+      connectionTimeoutMillis: 10_000,
     });
-    expect(Number(stdout.trim())).toBe(sim.world.truth().point_classes.length);
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM analytics.current_standings WHERE position = 1');
+      expect(rows[0]!.n).toBe(sim.world.truth().point_classes.length);
+    } finally {
+      await client.end();
+    }
   });
 
   it('answers many readers at once, who may read mrp and analytics but write nothing and see nothing of pitwall', async () => {
