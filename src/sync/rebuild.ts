@@ -76,6 +76,7 @@ async function rebuild(deps: RebuildDeps, options: RebuildOptions, run: RunConte
     hashes: new Map(),
     touches: new ScopeTouches(deps.pool, run.runId, run.source),
     dimensions: new DimensionCache(),
+    written: new Set(),
     logger: run.logger,
     signal: run.signal,
     ...(deps.config.shapes ? { overrides: deps.config.shapes } : {}),

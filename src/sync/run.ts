@@ -139,6 +139,7 @@ async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext
     hashes: await loadResponseHashes(deps.pool, source),
     touches: new ScopeTouches(deps.pool, runId, source),
     dimensions: new DimensionCache(),
+    written: new Set(),
     keepResponses: deps.config.keepResponses,
     shapes: new ShapeTracker(deps.pool, { runId, source }, logger, [deps.config.apiKey], deps.config.shapes ?? null),
     ...(deps.config.shapes ? { overrides: deps.config.shapes } : {}),
