@@ -1,8 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/** The browser tests need a browser, so they have a command of their own (vitest.browser.config.ts). */
+export const BROWSER_TESTS = 'test/**/*.browser.test.ts';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, BROWSER_TESTS],
     globalSetup: ['test/setup/global-db.ts', 'test/setup/embedded-template.ts'],
     // Fails a file that leaves a server, pool or process running (docs/development.md).
     setupFiles: ['test/setup/leak-guard.ts'],

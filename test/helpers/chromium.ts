@@ -1,11 +1,42 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 import { chromium, type BrowserContext } from 'playwright-core';
 
-/** Debian's `chromium` package: playwright-core drives it and downloads no browser of its own. */
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+/** Variables naming a browser binary, in the order they are read: ours, then the one Puppeteer and Lighthouse read. */
+export const BROWSER_VARIABLES = ['PITWALL_BROWSER', 'CHROME_PATH'] as const;
+/** Names a Chromium-based browser has on a PATH: Debian's and Arch's, Ubuntu's and Fedora's, Google's. */
+export const BROWSER_COMMANDS = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'] as const;
+
+const executable = (path: string) => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The browser the browser tests drive (playwright-core downloads none of its own): the binary a
+ * variable names, else the first of the usual commands on PATH. Throws saying what was looked for
+ * and how to name one; a variable naming no executable is an error, never passed over.
+ */
+export function findBrowser(env: NodeJS.ProcessEnv = process.env): string {
+  for (const name of BROWSER_VARIABLES) {
+    const path = env[name];
+    if (!path) continue;
+    if (!executable(path)) throw new Error(`${name}=${path} is not an executable browser`);
+    return path;
+  }
+  const dirs = (env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const command of BROWSER_COMMANDS)
+    for (const dir of dirs) if (executable(join(dir, command))) return join(dir, command);
+  throw new Error(
+    `no browser for the browser tests: set ${BROWSER_VARIABLES.join(' or ')} to a Chromium or Chrome binary, or put one of ${BROWSER_COMMANDS.join(', ')} on PATH (Debian: apt-get install -y chromium)`,
+  );
+}
 
 /** Offline and quiet: the browser talks to nothing but the page under test. */
 const ARGS = [
@@ -24,18 +55,19 @@ export interface Chromium {
   close(): Promise<void>;
 }
 
-/** Starts the system Chromium with a throwaway profile; fails saying what to install when it is missing. */
+/** Starts the browser findBrowser finds, with a throwaway profile; fails saying how to name one when there is none. */
 export async function launchChromium(): Promise<Chromium> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`${CHROMIUM_PATH} is missing: the browser tests need Debian's chromium (apt-get install -y chromium)`);
-  }
+  const executablePath = findBrowser();
   const profile = mkdtempSync(join(tmpdir(), 'pitwall-chromium-'));
   // A persistent context is how Playwright takes a --user-data-dir of our choosing.
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
+    executablePath,
     headless: true,
     args: ARGS,
     viewport: { width: 1280, height: 900 },
+  }).catch((err: unknown) => {
+    rmSync(profile, { recursive: true, force: true });
+    throw err;
   });
   return {
     context,

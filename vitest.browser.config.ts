@@ -1,0 +1,12 @@
+import { configDefaults, defineConfig } from 'vitest/config';
+
+import base, { BROWSER_TESTS } from './vitest.config.js';
+
+/**
+ * `npm run test:browser`: the tests that drive a real browser (test/helpers/chromium.ts finds it),
+ * with the main suite's setup. Without a browser each of them fails saying how to name one.
+ */
+export default defineConfig({
+  ...base,
+  test: { ...base.test, include: [BROWSER_TESTS], exclude: configDefaults.exclude },
+});
