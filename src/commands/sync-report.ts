@@ -39,14 +39,16 @@ export function summariesReport(names: readonly string[], summaries: readonly Ru
 export function summaryText(s: RunSummary): string {
   const rows = Object.entries(s.tables)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([table, c]) => [table, c?.inserted ?? 0, c?.updated ?? 0, c?.unchanged ?? 0, c?.deleted ?? 0, c?.rejected ?? 0, c?.fieldErrors ?? 0, c?.duplicates ?? 0]);
+    .map(([table, c]) => [table, c?.inserted ?? 0, c?.updated ?? 0, c?.unchanged ?? 0, c?.seenAgain ?? 0, c?.deleted ?? 0, c?.rejected ?? 0, c?.fieldErrors ?? 0, c?.duplicates ?? 0]);
   const head =
     `run ${s.runId} (${s.job}): ${s.status} in ${(s.durationMs / 1000).toFixed(1)} s; ` +
     `${s.requests} requests, ${s.retries} retries; scopes loaded ${s.scopes.loaded}, unchanged ${s.scopes.unchanged}, ` +
     `invalid ${s.scopes.invalid}, failed ${s.scopes.failed}` +
     (s.scopes.setAside > 0 ? `, set aside ${s.scopes.setAside} (failing the same way run after run: pitwall status lists them)` : '') +
     unmodelledNote(s.unknownFields);
-  const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'deleted', 'rejected', 'field errors', 'duplicates'], rows) : '';
+  // `unchanged`: rows stored before the run and found identical; `seen again`: a row met again in
+  // the same run (a driver in every result of theirs), written at most once (docs/sync.md).
+  const table = rows.length ? renderTable(['table', 'inserted', 'updated', 'unchanged', 'seen again', 'deleted', 'rejected', 'field errors', 'duplicates'], rows) : '';
   const masked = s.maskedValues > 0 ? [`note: ${s.maskedValues} value(s) in the responses held the API key and were stored masked as [redacted]`] : [];
   const missing = s.missingFields.map((w) => `warning: ${describeWarning(w)}; see pitwall drift --suggest`);
   // A refused key or an unreachable upstream is said once, in the command's line on stderr.

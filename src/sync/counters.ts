@@ -6,7 +6,13 @@ import type { RunTotals } from './sql/sync-runs.js';
 export interface TableCounts {
   inserted: number;
   updated: number;
+  /** Rows stored before the run, found identical: not written. */
   unchanged: number;
+  /**
+   * Rows met again in the same run, identical to what the run met first (a driver in every
+   * result and lineup of theirs): not written, and not counted as unchanged (docs/sync.md).
+   */
+  seenAgain: number;
   deleted: number;
   rejected: number;
   /** Values that failed their field's type and were stored as NULL in rows that loaded. */
@@ -35,7 +41,7 @@ export function rowsWritten(tables: Readonly<Partial<Record<string, TableCounts>
   return n;
 }
 
-const zero = (): TableCounts => ({ inserted: 0, updated: 0, unchanged: 0, deleted: 0, rejected: 0, fieldErrors: 0, duplicates: 0 });
+const zero = (): TableCounts => ({ inserted: 0, updated: 0, unchanged: 0, seenAgain: 0, deleted: 0, rejected: 0, fieldErrors: 0, duplicates: 0 });
 
 /** Everything a run counts; mutated only by the run that owns it. */
 export class RunCounters {
@@ -60,6 +66,7 @@ export class RunCounters {
     t.inserted += counts.inserted ?? 0;
     t.updated += counts.updated ?? 0;
     t.unchanged += counts.unchanged ?? 0;
+    t.seenAgain += counts.seenAgain ?? 0;
     t.deleted += counts.deleted ?? 0;
     t.rejected += counts.rejected ?? 0;
     t.fieldErrors += counts.fieldErrors ?? 0;
@@ -86,6 +93,7 @@ export class RunCounters {
       sum.inserted += t.inserted;
       sum.updated += t.updated;
       sum.unchanged += t.unchanged;
+      sum.seenAgain += t.seenAgain;
       sum.deleted += t.deleted;
       sum.rejected += t.rejected;
       sum.fieldErrors += t.fieldErrors;

@@ -40,6 +40,12 @@ export interface ProcessContext {
   signal?: AbortSignal;
   /** Dimension rows this run has committed (see DimensionCache); without it every one is sent. */
   dimensions?: DimensionCache;
+  /**
+   * The tables this run has written rows of so far. With it, a table's identical rows are told
+   * apart into unchanged (stored before the run) and seen again (stored by this run), once the
+   * run has written some of it (upsertRows' `sameRun`); without it they are all unchanged.
+   */
+  written?: Set<WarehouseTableName>;
   /** Versions of each scope's body pitwall.responses keeps (PITWALL_KEEP_RESPONSES); default 1. */
   keepResponses?: number;
   /** Where the shapes of loaded bodies are counted (`pitwall drift`); nothing is counted without it. */
@@ -116,7 +122,8 @@ export async function processResponse(
   });
   // Counted and remembered only after COMMIT: a retried transaction must not count twice, and a
   // rolled-back one has written nothing.
-  for (const [table, n] of known) committed.add(table, { unchanged: n });
+  for (const [table, n] of known) committed.add(table, { seenAgain: n });
+  countLateRepeats(ctx, toLoad, committed);
   for (const table of DIMENSION_TABLES) ctx.dimensions?.remember(table, toLoad.rows[table] ?? []);
   ctx.counters.merge(committed);
   ctx.counters.scopes.loaded += 1;
@@ -168,7 +175,7 @@ export async function recordUnchanged(ctx: ProcessContext, ep: Endpoint, query: 
 
 /**
  * The response's rows without the dimension rows this run has already committed unchanged,
- * which count as unchanged without a trip to the database. A dimension table some scope of the
+ * which count as seen again without a trip to the database. A dimension table some scope of the
  * response covers keeps every row, since the scope's deletes are judged from its rows.
  */
 function withoutKnownDimensions(ctx: ProcessContext, extracted: Extracted): { toLoad: Extracted; known: Map<WarehouseTableName, number> } {
@@ -185,6 +192,23 @@ function withoutKnownDimensions(ctx: ProcessContext, extracted: Extracted): { to
   return { toLoad: { ...extracted, rows }, known };
 }
 
+/**
+ * Dimension rows another transaction of this run committed while this one ran (two responses
+ * carrying one driver at once): the database found them identical, as stored by that one, and
+ * counted them unchanged; they are seen again. Called after COMMIT, before `remember`.
+ */
+function countLateRepeats(ctx: ProcessContext, toLoad: Extracted, committed: RunCounters): void {
+  if (!ctx.dimensions) return;
+  for (const table of DIMENSION_TABLES) {
+    const rows = toLoad.rows[table];
+    if (!rows?.length) continue;
+    const counts = committed.table(table);
+    const late = Math.min(ctx.dimensions.fresh(table, rows).known, counts.unchanged);
+    counts.unchanged -= late;
+    counts.seenAgain += late;
+  }
+}
+
 /** The request a response answered, as `load` writes it. */
 interface LoadedScope {
   query: string;
@@ -195,7 +219,7 @@ interface LoadedScope {
 
 async function load(
   client: pg.PoolClient,
-  { runId, source }: Pick<ProcessContext, 'runId' | 'source'>,
+  { runId, source, written }: Pick<ProcessContext, 'runId' | 'source' | 'written'>,
   ep: Endpoint,
   params: Params,
   scope: LoadedScope,
@@ -213,7 +237,15 @@ async function load(
     if (!rows?.length) continue;
     // A dimension row (a driver) is written by many scopes, so even a first scope may find it stored.
     const dimension = DIMENSION_TABLES.has(table);
-    local.add(table, await upsertRows(client, warehouseTables[table], rows, { runId, source, compareRaw: !dimension, firstLoad: first && !dimension }));
+    // A dimension row met again is told by the run's DimensionCache instead (countLateRepeats).
+    const sameRun = dimension || !written ? undefined : () => written.has(table);
+    const options = { runId, source, compareRaw: !dimension, firstLoad: first && !dimension, ...(sameRun ? { sameRun } : {}) };
+    const counts = await upsertRows(client, warehouseTables[table], rows, options);
+    // Before COMMIT: another transaction of the run that waited on one of these rows asks after
+    // this one has committed; a table marked by a transaction that then rolls back costs only a
+    // statement that finds nothing of this run.
+    if (counts.inserted + counts.updated > 0) written?.add(table);
+    local.add(table, counts);
   }
   for (const s of extracted.scopes) {
     // A first load of a request has nothing stored that its response could lack, when only

@@ -35,7 +35,7 @@ describe('the pitwall command', () => {
     expect(summary.requests).toBeGreaterThan(0);
     expect(summary.tables.results?.inserted).toBeGreaterThan(0);
     for (const counts of Object.values(summary.tables)) {
-      expect(Object.keys(counts).sort()).toEqual(['deleted', 'duplicates', 'fieldErrors', 'inserted', 'rejected', 'unchanged', 'updated']);
+      expect(Object.keys(counts).sort()).toEqual(['deleted', 'duplicates', 'fieldErrors', 'inserted', 'rejected', 'seenAgain', 'unchanged', 'updated']);
     }
     expect(r.stdout + r.stderr).not.toContain(sim.key);
   });

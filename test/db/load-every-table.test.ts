@@ -38,10 +38,10 @@ describe('loading works for every warehouse table', () => {
     const table = warehouseTables[name];
     const meta = tableMeta(table);
     const v0 = [1, 2, 3].map((n) => sampleRow(table, n, 0));
-    expect(await upsertRows(client, table, v0, { runId: 1 })).toEqual({ inserted: 3, updated: 0, unchanged: 0 });
-    expect(await upsertRows(client, table, v0, { runId: 2 })).toEqual({ inserted: 0, updated: 0, unchanged: 3 });
+    expect(await upsertRows(client, table, v0, { runId: 1 })).toEqual({ inserted: 3, updated: 0, unchanged: 0, seenAgain: 0 });
+    expect(await upsertRows(client, table, v0, { runId: 2 })).toEqual({ inserted: 0, updated: 0, unchanged: 3, seenAgain: 0 });
     const v1 = [sampleRow(table, 1, 1), v0[1]!];
-    expect(await upsertRows(client, table, v1, { runId: 3 })).toEqual({ inserted: 0, updated: 1, unchanged: 1 });
+    expect(await upsertRows(client, table, v1, { runId: 3 })).toEqual({ inserted: 0, updated: 1, unchanged: 1, seenAgain: 0 });
 
     // Scope on the first key column; with a single key the scope is exactly the three rows.
     const first = meta.keyColumns[0]!;

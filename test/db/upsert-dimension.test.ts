@@ -17,14 +17,14 @@ describe('a dimension row loaded with compareRaw: false', () => {
 
   it('is not rewritten when only its raw rendering differs', async () => {
     const counts = await upsertRows(client, drivers, [driver({ DriverId: '42' })], { runId: 2, compareRaw: false });
-    expect(counts).toEqual({ inserted: 0, updated: 0, unchanged: 1 });
+    expect(counts).toEqual({ inserted: 0, updated: 0, unchanged: 1, seenAgain: 0 });
     const { rows } = await client.query(`SELECT raw, _run_id FROM mrp.drivers WHERE driver_id = 42`);
     expect(rows[0]).toEqual({ raw: { DriverId: 42 }, _run_id: '1' });
   });
 
   it('is updated, raw included, when a typed column changes', async () => {
     const counts = await upsertRows(client, drivers, [driver({ DriverId: '42', DriverFName: 'Zoe' }, 'Zoe')], { runId: 3, compareRaw: false });
-    expect(counts).toEqual({ inserted: 0, updated: 1, unchanged: 0 });
+    expect(counts).toEqual({ inserted: 0, updated: 1, unchanged: 0, seenAgain: 0 });
     const { rows } = await client.query(`SELECT first_name, raw FROM mrp.drivers WHERE driver_id = 42`);
     expect(rows[0]).toEqual({ first_name: 'Zoe', raw: { DriverId: '42', DriverFName: 'Zoe' } });
   });

@@ -28,7 +28,7 @@ describe('a second identical load', () => {
     const before = (await snapshot(client)).rows[0];
     // Key order of raw's object must not matter: jsonb compares values, not text.
     const reordered = rows.map((r) => ({ ...r, raw: { nested: { text: 'x', list: [1, 2, 3] }, n: r.raw.n } }));
-    expect(await upsertRows(client, results, reordered.reverse(), { runId: 2 })).toEqual({ inserted: 0, updated: 0, unchanged: rows.length });
+    expect(await upsertRows(client, results, reordered.reverse(), { runId: 2 })).toEqual({ inserted: 0, updated: 0, unchanged: rows.length, seenAgain: 0 });
     const after = (await snapshot(client)).rows[0];
     expect(after).toEqual(before);
     expect(after?.locked).toBe(0);
@@ -49,11 +49,11 @@ describe('a second identical load', () => {
   it('gives the same outcome for a batch of a first load (no probe for identical rows), writing no new row version', async () => {
     // `firstLoad` is for a scope never loaded; were rows there after all, ON CONFLICT still judges them.
     const batch = rows.slice(0, 300).map((r) => ({ ...r, event_id: r.event_id + 5000 }));
-    expect(await upsertRows(client, results, batch, { runId: 5, firstLoad: true })).toEqual({ inserted: 300, updated: 0, unchanged: 0 });
+    expect(await upsertRows(client, results, batch, { runId: 5, firstLoad: true })).toEqual({ inserted: 300, updated: 0, unchanged: 0, seenAgain: 0 });
     const xmins = () => client.query<{ x: string }>('SELECT string_agg(xmin::text, \',\' ORDER BY event_id, row_index) AS x FROM mrp.results WHERE event_id > 5000');
     const before = (await xmins()).rows[0]?.x;
     const changed = batch.map((r, i) => (i === 7 ? { ...r, finish: 77 } : r));
-    expect(await upsertRows(client, results, changed, { runId: 6, firstLoad: true })).toEqual({ inserted: 0, updated: 1, unchanged: 299 });
+    expect(await upsertRows(client, results, changed, { runId: 6, firstLoad: true })).toEqual({ inserted: 0, updated: 1, unchanged: 299, seenAgain: 0 });
     const after = (await xmins()).rows[0]?.x?.split(',');
     const old = before?.split(',');
     expect(after?.filter((x, i) => x !== old?.[i])).toHaveLength(1);

@@ -35,7 +35,7 @@ describe('a sync of an upstream that lists some items twice', () => {
     };
     expect(copies.results).toBeGreaterThan(0);
     for (const [table, n] of Object.entries(copies)) expect(summary.tables[table]?.duplicates, table).toBe(n);
-    expect(summaryText(summary)).toMatch(new RegExp(`^results(\\s+\\d+){6}\\s+${copies.results}$`, 'm'));
+    expect(summaryText(summary)).toMatch(new RegExp(`^results(\\s+\\d+){7}\\s+${copies.results}$`, 'm'));
 
     // Every copy is kept, none counted as rejected; status names the run and its counts.
     const kept = await db.pool.query(`SELECT count(*)::int AS n FROM pitwall.rejects WHERE reason LIKE 'duplicate of item %' AND run_id = $1`, [summary.runId]);

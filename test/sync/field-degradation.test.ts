@@ -61,7 +61,7 @@ describe.each(BACKENDS)('a field that fails its type (%s)', (backend) => {
     expect(summary.tables.point_standings?.fieldErrors).toBe(totals.sent.length);
     expect(summary.tables.results?.fieldErrors).toBe(starts.sent.length);
     // The summary a person reads, the one `--json` prints, and the one kept on the run's row.
-    expect(summaryText(summary)).toMatch(new RegExp(`^point_standings(\\s+\\d+){5}\\s+${totals.sent.length}\\s+0$`, 'm'));
+    expect(summaryText(summary)).toMatch(new RegExp(`^point_standings(\\s+\\d+){6}\\s+${totals.sent.length}\\s+0$`, 'm'));
     expect(summaryText(summary)).toMatch(/ field errors +duplicates$/m);
     expect(JSON.parse(summaryJson(summary)).tables.results.fieldErrors).toBe(starts.sent.length);
     const run = await db.pool.query(`SELECT summary->'tables'->'results'->>'fieldErrors' AS n FROM pitwall.sync_runs WHERE run_id = $1`, [summary.runId]);

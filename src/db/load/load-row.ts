@@ -10,5 +10,8 @@ export type LoadRow = Record<string, unknown>;
 export interface LoadCounts {
   inserted: number;
   updated: number;
+  /** Identical to a row stored before the run: not written. */
   unchanged: number;
+  /** Identical to a row this run stored before this call (see upsertRows' `sameRun`): not written. */
+  seenAgain: number;
 }

@@ -27,6 +27,9 @@ interface InputColumn {
 
 interface UpsertPlan {
   statement: PreparedStatement;
+  /** Counts the stored live rows of a chunk's keys last written by a run: key arrays, then the run, then the source (of a sourced table). */
+  sameRun: PreparedStatement;
+  sourced: boolean;
   /** Input columns in parameter order: keys, content, then raw. */
   inputs: InputColumn[];
   /** Their names, in the same order. */
@@ -105,7 +108,17 @@ function buildPlan(meta: TableMeta, { compareRaw, firstLoad }: UpsertMode): Upse
   RETURNING t.xmax = 0 AS inserted
 )
 SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated FROM written`;
-  return { statement: prepared(text), inputs, names: inputs.map((c) => c.name) };
+  // Parameters: the key arrays, as the upsert's first ones, then the run and the source.
+  const keyCount = meta.keyColumns.length;
+  const keyInputs = inputs.slice(0, keyCount);
+  const keyUnnested = keyInputs.map((c, i) => `unnest($${i + 1}::${wireArrayType(c.kind)}) AS ${q[i]}`).join(', ');
+  const keyTyped = keyInputs.map((c) => (c.kind === 'text' && c.sqlType !== 'text' ? `${quoteIdent(c.name)}::${c.sqlType}` : quoteIdent(c.name))).join(', ');
+  const sameKeyOfRun = [...(meta.sourced ? [`c."source" = $${keyCount + 2}::text`] : []), ...keys.map((k) => `c.${k} = u.${k}`)].join(' AND ');
+  const sameRun = `SELECT count(*)::int AS n
+  FROM (SELECT ${keyTyped} FROM (SELECT ${keyUnnested}) AS u0 OFFSET 0) AS u
+  JOIN ${meta.qualifiedName} AS c ON ${sameKeyOfRun}
+ WHERE c."_run_id" = $${keyCount + 1}::bigint AND c."_deleted_at" IS NULL`;
+  return { statement: prepared(text), sameRun: prepared(sameRun), sourced: meta.sourced, inputs, names: inputs.map((c) => c.name) };
 }
 
 function planFor(table: PgTable, mode: UpsertMode): UpsertPlan {
@@ -163,14 +176,21 @@ function parameters(plan: UpsertPlan, rows: readonly LoadRow[], runId: number, s
  *
  * `firstLoad: true` says no row of the batch's scope has ever been stored (its scope had no
  * pitwall.sync_state row); the result is the same either way, only the cost differs.
+ *
+ * `sameRun()` says whether this run may have stored rows of the table already; asked once a
+ * chunk has found identical rows (after the statement, which may have waited on another of the
+ * run's transactions to commit one). The identical rows are then told apart, by one more
+ * statement over the chunk's keys, into those stored before the run (`unchanged`) and those this
+ * run stored before (`seenAgain`: an event both the schedules and the results feed list).
+ * Without it, or when it says no, they are all `unchanged`, at no cost.
  */
 export async function upsertRows(
   client: pg.ClientBase,
   table: PgTable,
   rows: readonly LoadRow[],
-  opts: { runId: number; source?: string; compareRaw?: boolean; firstLoad?: boolean },
+  opts: { runId: number; source?: string; compareRaw?: boolean; firstLoad?: boolean; sameRun?: () => boolean },
 ): Promise<LoadCounts> {
-  const counts: LoadCounts = { inserted: 0, updated: 0, unchanged: 0 };
+  const counts: LoadCounts = { inserted: 0, updated: 0, unchanged: 0, seenAgain: 0 };
   if (rows.length === 0) return counts;
   const plan = planFor(table, { compareRaw: opts.compareRaw ?? true, firstLoad: opts.firstLoad ?? false });
   const keyColumns = tableMeta(table).keyColumns;
@@ -195,7 +215,33 @@ export async function upsertRows(
     const written = (await pending).rows[0] ?? { inserted: 0, updated: 0 };
     counts.inserted += written.inserted;
     counts.updated += written.updated;
-    counts.unchanged += Math.min(UPSERT_CHUNK_ROWS, total - start) - written.inserted - written.updated;
+    const identical = Math.min(UPSERT_CHUNK_ROWS, total - start) - written.inserted - written.updated;
+    const again = identical > 0 && opts.sameRun?.() ? await seenAgain(client, plan, chunkKeys(rows, order, start, total, keyColumns), opts, written) : 0;
+    counts.seenAgain += Math.min(again, identical);
+    counts.unchanged += identical - Math.min(again, identical);
   }
   return counts;
+}
+
+/** The key columns' parameters of the chunk at `start`, as the upsert sent them. */
+function chunkKeys(rows: readonly LoadRow[], order: Int32Array | null, start: number, total: number, keyColumns: readonly string[]): unknown[][] {
+  const columns = gatherColumns(chunkRows(rows, order, start, Math.min(total, start + UPSERT_CHUNK_ROWS)), keyColumns);
+  return keyColumns.map((_, j) => columns[j] as unknown[]);
+}
+
+/**
+ * Of a chunk's identical rows, those this run had stored before: the chunk's live rows last
+ * written by the run, less the ones the upsert just wrote.
+ */
+async function seenAgain(
+  client: pg.ClientBase,
+  plan: UpsertPlan,
+  keyCells: unknown[][],
+  opts: { runId: number; source?: string },
+  written: { inserted: number; updated: number },
+): Promise<number> {
+  const keys = keyCells.map((cells, j) => encodeArray(cells, plan.inputs[j]!.kind, plan.inputs[j]!.sqlType, plan.inputs[j]!.name));
+  const values = [...keys, opts.runId, ...(plan.sourced ? [opts.source ?? DEFAULT_SOURCE] : [])];
+  const { rows } = await client.query<{ n: number }>({ name: plan.sameRun.name, text: plan.sameRun.text, values });
+  return Math.max(0, (rows[0]?.n ?? 0) - written.inserted - written.updated);
 }
