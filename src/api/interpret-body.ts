@@ -2,27 +2,10 @@ import { jsonText } from '../exact-number.js';
 import { redactError } from '../secrets.js';
 
 import { MAX_BODY_DEPTH, nestsDeeperThan, parseBody, type ParsedBody } from './body.js';
-import type { ApiResult, GetOptions } from './client.js';
-import { PayloadError, type ApiErrorKind } from './errors.js';
+import { PayloadError } from './errors.js';
 import { maskEscapedSecrets, maskSecretsInBytes, maskSnippet } from './mask-secrets.js';
 import { envelope, isRequestValid } from './schemas/envelope.js';
-
-/** What one failed attempt tells the retry loop. */
-export interface Failure {
-  kind: ApiErrorKind;
-  retryable: boolean;
-  message: string;
-  status?: number;
-  retryAfterMs?: number | null;
-  /** For `too-large`: which limit the body passed. */
-  limit?: 'received' | 'decoded';
-  /** Attempts of one request that may fail this way before it gives up, when fewer than the client's own attempts. */
-  maxOfKind?: number;
-  cause?: unknown;
-}
-
-/** An answer, a failure to retry or report, or a body that is JSON but not an envelope. */
-export type AttemptOutcome = { result: ApiResult } | { failure: Failure } | { rejected: PayloadError };
+import type { AttemptOutcome, GetOptions } from './types.js';
 
 /**
  * Turns a 2xx body into a result: a body the caller already knows, an answer (valid or

@@ -2,9 +2,9 @@ import { redact, redactError } from '../secrets.js';
 
 import type { BudgetHold } from './byte-budget.js';
 import type { Transport } from './http-get.js';
-import type { Failure } from './interpret-body.js';
 import { BodyDecodeError, BodyTooLargeError, type BodyLimits } from './read-body.js';
 import { parseRetryAfterMs } from './retry-after.js';
+import type { Failure } from './types.js';
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 const NETWORK_CODES = new Set([

@@ -3,21 +3,7 @@ import type { EndpointOverrides } from '../shapes/overrides.js';
 import type { Extracted, Seed } from '../sync/extract/types.js';
 
 import { levelsOf, type Level } from './declare.js';
-
-export type EndpointName =
-  | 'schedule_years'
-  | 'schedules'
-  | 'events'
-  | 'results'
-  | 'lineups'
-  | 'entry_list'
-  | 'driver_passes'
-  | 'results_feed'
-  | 'driver_stats'
-  | 'point_years'
-  | 'point_schedules'
-  | 'point_classes'
-  | 'point_standings';
+import type { EndpointName } from './types.js';
 
 export type Params = Record<string, string>;
 

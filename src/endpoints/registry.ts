@@ -3,7 +3,7 @@ import type { WarehouseTableName } from '../db/schema/mrp.js';
 import { levelsOf } from './declare.js';
 import { driverPasses } from './driver-passes.js';
 import { driverStats } from './driver-stats.js';
-import { DIMENSION_TABLES, type Endpoint, type EndpointName } from './endpoint.js';
+import { DIMENSION_TABLES, type Endpoint } from './endpoint.js';
 import { entryList } from './entry-list.js';
 import { events } from './events.js';
 import { lineups } from './lineups.js';
@@ -13,6 +13,7 @@ import { pointStandings } from './point-standings.js';
 import { resultsFeed } from './results-feed.js';
 import { results } from './results.js';
 import { schedules } from './schedules.js';
+import type { EndpointName } from './types.js';
 import { pointYears, scheduleYears } from './years.js';
 
 /**

@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import { ENDPOINTS } from '../sync/endpoints.js';
 import { JOB_NAMES, type JobName } from '../sync/jobs.js';
-import type { SyncObserver } from '../sync/observer.js';
+import type { SyncObserver } from '../sync/types.js';
 
 import { runningRuns, type RunningRun } from './running-runs.js';
 import { setAsideCounts } from './status-queries.js';

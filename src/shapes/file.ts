@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 
 import { z } from 'zod';
 
-import type { EndpointName } from '../endpoints/endpoint.js';
+import type { EndpointName } from '../endpoints/types.js';
 import { jsonErrorPlace } from '../json-error-place.js';
 
 import type { ShapeCatalog } from './catalog.js';

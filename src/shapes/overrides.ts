@@ -1,4 +1,4 @@
-import type { EndpointName } from '../endpoints/endpoint.js';
+import type { EndpointName } from '../endpoints/types.js';
 
 /**
  * A `PITWALL_SHAPES` file as the parsers use it: per endpoint and level path, the declared wire

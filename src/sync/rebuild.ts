@@ -14,12 +14,13 @@ import { childrenOf, endpoint, ENDPOINTS, type Endpoint, type EndpointName, type
 import { JOB_NAMES } from './jobs.js';
 import { compressBody, decompressBody } from './kept-body.js';
 import { processResponse, type ProcessContext } from './process-response.js';
-import { runInShell, thrownOutcome, type RunContext, type RunOutcome, type RunShellDeps } from './run-shell.js';
+import { runInShell, thrownOutcome, type RunContext, type RunOutcome } from './run-shell.js';
 import { isScopeFailure } from './scope-failure.js';
 import { latestResponses, replaceKeptBody, type KeptResponse } from './sql/responses.js';
 import type { RunScopes } from './sql/sync-runs.js';
 import { ScopeTouches } from './sql/sync-state.js';
 import type { RunSummary } from './summary.js';
+import type { RunShellDeps } from './types.js';
 
 export interface RebuildDeps extends Omit<RunShellDeps, 'observer'> {
   config: Pick<Config, 'concurrency' | 'shapes' | 'apiKey'>;

@@ -9,9 +9,9 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 
 import type { RunCounters } from './counters.js';
-import type { SyncDeps } from './run.js';
 import { sharedRateLimiter } from './sql/request-pace.js';
 import { sharedSlot, type SharedSlot } from './sql/request-slots.js';
+import type { SyncDeps } from './types.js';
 
 /** How long past its request's timeout a slot of pitwall.request_slots stays leased: the rate-limit wait and the body's reading happen inside it. */
 const SLOT_LEASE_MARGIN_MS = 60_000;

@@ -8,22 +8,11 @@ import type { Shapes } from '../shapes/overrides.js';
 import { RunCounters } from './counters.js';
 import { startHeartbeat } from './heartbeat.js';
 import type { JobName } from './jobs.js';
-import type { SyncObserver } from './observer.js';
 import { markAbandoned, markDeadRuns } from './sql/dead-runs.js';
 import { tryJobLocks, type JobLock } from './sql/job-lock.js';
 import { finishRun, insertRun, type RunScopes, type RunStatus } from './sql/sync-runs.js';
 import { buildSummary, type RunJob, type RunSummary } from './summary.js';
-
-export interface RunShellDeps {
-  pool: pg.Pool;
-  logger: Logger;
-  /** The source the run works for (PITWALL_SOURCES); DEFAULT_SOURCE without one. */
-  source?: string;
-  /** Metrics hooks (the worker's); the run works the same without them. */
-  observer?: SyncObserver;
-  /** Milliseconds between the run's progress writes to its sync_runs row; HEARTBEAT_INTERVAL_MS otherwise. */
-  heartbeatMs?: number;
-}
+import type { RunShellDeps } from './types.js';
 
 export interface RunSpec {
   /** The source the run works for: its rows, locks and sync_runs row are that source's. */

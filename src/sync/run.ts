@@ -1,9 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { UpstreamDownError } from '../api/errors.js';
-import type { Transport } from '../api/http-get.js';
 import { buildUrl, canonicalQuery } from '../api/query.js';
 import { unreachableMessage } from '../api/unreachable.js';
-import type { Config } from '../config.js';
 import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import type { Logger } from '../log.js';
 
@@ -17,7 +15,7 @@ import { KEY_REFUSED_MESSAGE } from './key-refusal.js';
 import { knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
 import { failureAnswer, RootAnswers, type RootAnswer } from './root-answers.js';
 import { createRunClient } from './run-client.js';
-import { runInShell, thrownOutcome, type RunContext, type RunOutcome, type RunShellDeps } from './run-shell.js';
+import { runInShell, thrownOutcome, type RunContext, type RunOutcome } from './run-shell.js';
 import { describeScopeFailure, isScopeFailure, type ScopeStage } from './scope-failure.js';
 import { loadDrift } from './shape/load.js';
 import { driftCounts } from './shape/report.js';
@@ -25,17 +23,10 @@ import { ShapeTracker } from './shape/tracker.js';
 import { insertBodyReject } from './sql/rejects.js';
 import { loadResponseHashes, loadSetAside, recordScopeFailure, scopeKey, ScopeTouches } from './sql/sync-state.js';
 import type { RunSummary } from './summary.js';
+import type { SyncDeps } from './types.js';
 import { walk, type WalkPlan } from './walk.js';
 
 export type { RunSummary } from './summary.js';
-
-export interface SyncDeps extends RunShellDeps {
-  config: Config & { apiKey: string };
-  /** Injected by tests that need to watch or break the transport; httpGet otherwise. */
-  fetch?: Transport;
-  /** The clock jobs read "today" and "the current year" from; the wall clock otherwise. */
-  now?: () => Date;
-}
 
 export interface SyncOptions {
   job?: JobName;

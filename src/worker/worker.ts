@@ -7,9 +7,10 @@ import { createMetrics, type WorkerMetrics } from '../observability/metrics.js';
 import { loadStatusPage } from '../observability/status-page/data.js';
 import { sourceSecrets, type Source } from '../sources.js';
 import type { JobName } from '../sync/jobs.js';
-import { runSync, type RunSummary, type SyncDeps } from '../sync/run.js';
+import { runSync, type RunSummary } from '../sync/run.js';
 import { recordConfiguredSources } from '../sync/sql/configured-sources.js';
 import { markDeadRuns } from '../sync/sql/dead-runs.js';
+import type { SyncDeps } from '../sync/types.js';
 
 import { startCatchUp, type CatchUp } from './catch-up.js';
 import { gracefulStop } from './graceful-stop.js';

@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createApiClient, type ApiClientOptions, type RetryEvent } from '../../src/api/client.js';
+import { createApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { ApiError, PayloadError, UpstreamDownError } from '../../src/api/errors.js';
+import type { RetryEvent } from '../../src/api/types.js';
 import { createSilentLogger } from '../../src/log.js';
 
 /**

@@ -5,8 +5,9 @@ import { carNumber, flag, id, optDecimal, optInt, optText, optUsDateTime } from 
 import type { WarehouseTableName } from '../../../src/db/schema/mrp.js';
 import type { Level as DeclaredLevel } from '../../../src/endpoints/declare.js';
 import { driverList } from '../../../src/endpoints/driver.js';
-import { DIMENSION_TABLES, type EndpointName } from '../../../src/endpoints/endpoint.js';
+import { DIMENSION_TABLES } from '../../../src/endpoints/endpoint.js';
 import { ENDPOINTS } from '../../../src/endpoints/registry.js';
+import type { EndpointName } from '../../../src/endpoints/types.js';
 
 /**
  * fast-check arbitraries for upstream items, built from the endpoint declarations themselves, so
