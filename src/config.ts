@@ -402,7 +402,7 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
   },
 };
 
-/** Every setting with its variable, flag, default and description, for `--help` and the README. */
+/** Every setting with its variable, flag, default and description, for `--help` and docs/configuration.md. */
 export const CONFIG_VARIABLES: readonly Readonly<ConfigVariable>[] = Object.freeze(
   (Object.keys(VARIABLES) as ConfigKey[]).map((key) => Object.freeze({ key, ...VARIABLES[key] })),
 );

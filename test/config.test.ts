@@ -121,7 +121,7 @@ describe('loadConfig', () => {
 });
 
 describe('CONFIG_VARIABLES', () => {
-  it('lists every setting once, with a description, for --help and the README', () => {
+  it('lists every setting once, with a description, for --help and docs/configuration.md', () => {
     const shapes = join(mkdtempSync(join(tmpdir(), 'pitwall-config-')), 'shapes.json');
     writeFileSync(shapes, '{"version": 1, "endpoints": {}}');
     const keys = Object.keys(

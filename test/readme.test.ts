@@ -8,6 +8,7 @@ import { useWarehouse } from './helpers/fixture.js';
 import { syncOnce } from './helpers/sync.js';
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const CONFIGURATION = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
 const WAREHOUSE_DOC = readFileSync(new URL('../docs/warehouse.md', import.meta.url), 'utf8');
 
 function section(startMarker: string, endMarker?: string, doc = README): string {
@@ -18,8 +19,22 @@ function section(startMarker: string, endMarker?: string, doc = README): string 
 }
 
 describe('the README', () => {
+  it('is a page a newcomer reads in five minutes: at most 10 KB, linking the configuration page', () => {
+    expect(Buffer.byteLength(README)).toBeLessThanOrEqual(10 * 1024);
+    expect(README).toContain('(docs/configuration.md)');
+  });
+
+  it('sends the first steps against the simulator to the simulator, and the real-key steps to the real API', () => {
+    // A block that sets the simulator's key also sets its URL; one with a real key unsets the URL.
+    const blocks = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    for (const b of blocks.filter((x) => x.includes('MRP_API_KEY=sim-'))) expect(b).toMatch(/MRP_API_BASE_URL=http:\/\/127\.0\.0\.1/);
+    for (const b of blocks.filter((x) => /MRP_API_KEY=\.\.\./.test(x))) expect(b).toMatch(/unset MRP_API_BASE_URL/);
+  });
+});
+
+describe('docs/configuration.md', () => {
   it('documents every configuration variable with its flag and default', () => {
-    const table = section('<!-- config-table:start', '<!-- config-table:end');
+    const table = section('<!-- configuration:start', '<!-- configuration:end', CONFIGURATION);
     const rows = new Map(
       table
         .split('\n')
@@ -35,8 +50,10 @@ describe('the README', () => {
     }
     expect(rows.size).toBe(CONFIG_VARIABLES.length);
   });
+});
 
-  it('shows the test command that CI runs', () => {
+describe('the test command', () => {
+  it('is the one the README shows and CI runs', () => {
     expect(README).toContain('npm test');
     expect(readFileSync(new URL('../.ci/run', import.meta.url), 'utf8')).toContain('npm test');
   });

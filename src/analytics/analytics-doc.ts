@@ -1,3 +1,4 @@
+import { configurationTable } from '../config-doc.js';
 import { wireColumnsDoc } from '../endpoints/wire-columns-doc.js';
 
 import { COOKBOOK, type Recipe } from './cookbook.js';
@@ -5,8 +6,8 @@ import { erDiagram, joinsTable } from './er-diagram.js';
 
 /**
  * The generated parts of the docs, each between `<!-- name:start -->` and `<!-- name:end -->`
- * markers: the ER diagram, its joins and their foreign keys, and the wire field of every column in docs/warehouse.md, and the
- * cookbook in docs/cookbook.md.
+ * markers: the ER diagram, its joins and their foreign keys, and the wire field of every column in docs/warehouse.md, the
+ * cookbook in docs/cookbook.md, and every setting in docs/configuration.md.
  * `node bin/run-ts.js src/analytics/write-docs.ts` rewrites them; test/analytics/docs.test.ts
  * fails when a file differs from what this renders, so the docs cannot drift from the schema or
  * the recipes.
@@ -14,6 +15,7 @@ import { erDiagram, joinsTable } from './er-diagram.js';
 export const GENERATED_DOCS = {
   warehouse: { url: new URL('../../docs/warehouse.md', import.meta.url), sections: ['er-diagram', 'joins', 'wire-columns'] },
   cookbook: { url: new URL('../../docs/cookbook.md', import.meta.url), sections: ['cookbook'] },
+  configuration: { url: new URL('../../docs/configuration.md', import.meta.url), sections: ['configuration'] },
 } as const;
 
 function renderRecipe(r: Recipe, n: number): string {
@@ -31,6 +33,7 @@ const SECTIONS: Record<string, () => string> = {
   cookbook: () => renderCookbook(),
   'wire-columns': () => wireColumnsDoc(),
   joins: () => joinsTable(),
+  configuration: () => configurationTable(),
 };
 
 /** `doc` with each of the generated `sections` it holds replaced by its current rendering. */

@@ -1,6 +1,6 @@
 /**
  * Questions analysts ask, with the SQL that answers each: the one source of the cookbook in
- * README.md (rendered by analytics-doc.ts) and of test/analytics/cookbook.test.ts, which
+ * docs/cookbook.md (rendered by analytics-doc.ts) and of test/analytics/cookbook.test.ts, which
  * runs every recipe on both backends against the simulator's world and checks the answers
  * against its ground truth. Recipes read the analytics views (and mrp where a view would not
  * help), so they keep working for a role granted only those schemas.

@@ -47,7 +47,7 @@ function check(tables: Map<string, DiagramTable>, r: Relationship): void {
 /**
  * The warehouse as a Mermaid ER diagram, drawn from the Drizzle schema (tables, columns, types,
  * primary keys) and RELATIONSHIPS (the joins). The bookkeeping columns every mrp table carries
- * are left out so the diagram shows what tells the tables apart. README.md holds the
+ * are left out so the diagram shows what tells the tables apart. docs/warehouse.md holds the
  * output; test/analytics/docs.test.ts fails when the two differ.
  */
 export function erDiagram(): string {

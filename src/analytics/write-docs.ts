@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { GENERATED_DOCS, renderGeneratedSections } from './analytics-doc.js';
 
 // Entry script, not a module: `node bin/run-ts.js src/analytics/write-docs.ts` regenerates the
-// ER diagram (docs/warehouse.md) and the cookbook (docs/cookbook.md) after a schema or recipe change.
+// ER diagram (docs/warehouse.md), the cookbook (docs/cookbook.md) and the settings
+// (docs/configuration.md) after a schema, recipe or setting change.
 for (const { url, sections } of Object.values(GENERATED_DOCS)) {
   const before = readFileSync(url, 'utf8');
   const after = renderGeneratedSections(before, sections);

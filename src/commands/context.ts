@@ -3,7 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CONFIG_VARIABLES, configSecrets, type Config, type ConfigFlags } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 
-/** Exit codes of every command; the README lists them. */
+/** Exit codes of every command; docs/commands.md lists them. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, skipped: 3, keyRefused: 4, upstreamUnreachable: 5, interrupted: 130 } as const;
 
 /**

@@ -14,7 +14,7 @@ import { createProgressReporter } from './progress.js';
 const SCALES: readonly Scale[] = ['tiny', 'small', 'medium'];
 
 /**
- * What the demo suggests next, as the README's quick start does (test/install/packed.test.ts runs
+ * What the demo suggests next, as docs/operations.md does (test/install/packed.test.ts runs
  * both from an installed package). Named columns, not `SELECT *`: the tables' raw JSON and the
  * views' dozen columns would wrap in a 120-column terminal. The recipe takes no parameter, so it
  * answers for every scale and seed.

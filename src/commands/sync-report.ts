@@ -75,7 +75,7 @@ export function worstExitCode(codes: readonly number[]): number {
   return order.find((code) => codes.includes(code)) ?? EXIT.ok;
 }
 
-/** The exit code of a finished run, for `sync` and `rebuild` alike (the README lists them). */
+/** The exit code of a finished run, for `sync` and `rebuild` alike (docs/commands.md lists them). */
 export function runExitCode(s: RunSummary): number {
   if (s.keyRefused) return EXIT.keyRefused;
   if (s.upstreamUnreachable) return EXIT.upstreamUnreachable;

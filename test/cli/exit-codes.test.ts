@@ -5,14 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/commands/context.js';
 import { runCli } from '../helpers/cli.js';
 
-/** Every exit code a command can return is documented, in the README and in --help. */
+/** Every exit code a command can return is documented, in docs/commands.md and in --help. */
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const COMMANDS_DOC = readFileSync(new URL('../../docs/commands.md', import.meta.url), 'utf8');
 
 describe('exit codes', () => {
-  const paragraph = README.slice(README.indexOf('Exit codes:'), README.indexOf('\n\n', README.indexOf('Exit codes:')));
+  const paragraph = COMMANDS_DOC.slice(COMMANDS_DOC.indexOf('Exit codes:'), COMMANDS_DOC.indexOf('\n\n', COMMANDS_DOC.indexOf('Exit codes:')));
 
-  it.each(Object.entries(EXIT))('%s (%i) is in the README', (_name, code) => {
+  it.each(Object.entries(EXIT))('%s (%i) is in docs/commands.md', (_name, code) => {
     expect(paragraph).toContain(`\`${code}\``);
   });
 

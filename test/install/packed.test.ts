@@ -106,14 +106,14 @@ describe('the packed package, installed from its tarball', () => {
     expect(help.stdout).toMatch(/^ {2}demo /m);
   });
 
-  it("runs the demo, and the follow-up queries that the demo and the installed README suggest fit 120 columns", async () => {
+  it("runs the demo, and the follow-up queries that the demo and the installed docs suggest fit 120 columns", async () => {
     chmodSync(base, 0o755);
     const demo = await run(pitwall, ['demo', '--dir', '.pitwall/demo'], app, 120_000);
     ok(demo);
     expect(demo.stdout).toMatch(/^Loaded \d+ events/m);
     expect(await processesUnder(base)).toEqual([]);
 
-    const readme = readFileSync(join(app, 'node_modules', 'pitwall', 'README.md'), 'utf8');
+    const readme = readFileSync(join(app, 'node_modules', 'pitwall', 'docs', 'operations.md'), 'utf8');
     const queries = (text: string) =>
       text.split('\n').map((line) => line.trim()).filter((line) => /^PITWALL_DATA_DIR=\.pitwall\/demo npx pitwall sql /.test(line));
     const suggested = queries(demo.stdout);
