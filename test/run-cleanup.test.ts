@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+import { describe, expect, it, onTestFinished } from 'vitest';
+
+import { warehouseTempDir } from './helpers/temp-dir.js';
+import { serversOf } from './setup/run-watchdog.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
+
+/** Polls `check` every 100 ms until it holds or `ms` pass; returns whether it held. */
+async function within(ms: number, check: () => boolean): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  while (!check()) {
+    if (performance.now() > deadline) return false;
+    await sleep(100);
+  }
+  return true;
+}
+
+/** Processes whose command line names `dir`: a postmaster (-D), the watchdog (its argument). */
+function processesNaming(dir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    let argv = '';
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    } catch {
+      continue;
+    }
+    if (argv.includes(dir)) found.push(`${pid}: ${argv}`);
+  }
+  return found;
+}
+
+/**
+ * A real `vitest run` of the suite's setup (no TEST_DATABASE_URL, so it starts its own server and
+ * the embedded template) around a file that starts a third server and never stops it. TMPDIR is
+ * a directory of this test's, so everything the run makes is in it.
+ */
+function startRun(hold: 'wait' | 'fail') {
+  const tmp = warehouseTempDir('pitwall-stopped-run');
+  const ready = join(mkdtempSync(join(tmpdir(), 'pitwall-ready-')), 'ready');
+  onTestFinished(() => rmSync(tmp, { recursive: true, force: true }));
+  onTestFinished(() => rmSync(join(ready, '..'), { recursive: true, force: true }));
+  const child = spawn(process.execPath, [VITEST, 'run', '--config', 'test/setup/leaky/vitest.stopped.config.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', TMPDIR: tmp, PITWALL_TEST_READY: ready, PITWALL_TEST_HOLD: hold },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
+  return { tmp, ready, child, exited, output: () => output };
+}
+
+/** Whatever the run made: its servers (relocated ones too), processes naming its directory, files. */
+function leftBy(tmp: string): string[] {
+  return [...[...serversOf(tmp)].map(([pid, data]) => `server ${pid} on ${data}`), ...processesNaming(tmp), ...readdirSync(tmp)];
+}
+
+async function stopMidRun(signal: NodeJS.Signals, child: ChildProcess, exited: Promise<number | null>) {
+  child.kill(signal);
+  // Vitest ends its workers and exits on SIGINT; a bound, then the hard way.
+  if (!(await Promise.race([exited.then(() => true), sleep(60_000).then(() => false)]))) child.kill('SIGKILL');
+  await exited;
+}
+
+describe('a test run leaves no server and no directory behind (test/setup/run-dir.ts)', () => {
+  it.each(['SIGINT', 'SIGKILL'] as const)('when it is stopped mid-run with %s', async (signal) => {
+    const run = startRun('wait');
+    expect(await within(180_000, () => existsSync(run.ready) || run.child.exitCode !== null), run.output()).toBe(true);
+    expect(existsSync(run.ready), run.output()).toBe(true);
+    // The run's own server and the file's (the embedded template's is stopped once made).
+    expect(serversOf(run.tmp).size).toBe(2);
+    await stopMidRun(signal, run.child, run.exited);
+    expect(await within(30_000, () => leftBy(run.tmp).length === 0), leftBy(run.tmp).join('\n')).toBe(true);
+  }, 300_000);
+
+  it('when it ends with a failed test that left its server running', async () => {
+    const run = startRun('fail');
+    const code = await run.exited;
+    expect(code, run.output()).toBe(1);
+    expect(existsSync(run.ready)).toBe(true);
+    expect(run.output()).toContain('failed on purpose');
+    // The teardown swept: no server and no file is left the moment the run has exited; the
+    // watchdog it ended goes a moment later.
+    expect(serversOf(run.tmp)).toEqual(new Map());
+    expect(readdirSync(run.tmp)).toEqual([]);
+    expect(await within(10_000, () => leftBy(run.tmp).length === 0), leftBy(run.tmp).join('\n')).toBe(true);
+  }, 300_000);
+});

@@ -1,0 +1,104 @@
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { CLUSTERS_DIR } from '../../src/embedded/cluster-home.js';
+
+/**
+ * What a test run leaves when it is stopped (Ctrl-C, a kill, a crash) is removed by a watchdog.
+ * A server pg_ctl starts runs in a session of its own and outlives the run, and a stopped run
+ * never reaches its teardown; so test/setup/run-dir.ts points TMPDIR at one directory per run
+ * and starts this file, detached, to poll the run's PID. Once the run is gone, every PostgreSQL
+ * server whose cluster is in that directory (or, relocated, in a cluster home naming a warehouse
+ * directory there: src/embedded/cluster-home.ts) is stopped at once, and the directory and those
+ * homes are removed. The run's own teardown does the same sweep, so a finished run leaves nothing
+ * either, passed or failed.
+ *
+ * Run as `node bin/run-ts.js test/setup/run-watchdog.ts <run pid> <run directory> [other directories]`.
+ */
+
+const POLL_MS = 250;
+const STOP_WAIT_MS = 10_000;
+
+function readOr(path: string, fallback: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    // The process ended, or the file is not there.
+    return fallback;
+  }
+}
+
+const pids = (): number[] => readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number);
+
+/** Alive and not a zombie: a run killed but not yet reaped by its parent is gone for us. */
+export function running(pid: number): boolean {
+  const stat = readOr(`/proc/${pid}/stat`, '');
+  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+}
+
+const under = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+
+/** Postmasters whose cluster belongs to `dir`, with their data directory. */
+export function serversOf(dir: string): Map<number, string> {
+  const servers = new Map<number, string>();
+  for (const pid of pids()) {
+    const argv = readOr(`/proc/${pid}/cmdline`, '').split('\0');
+    // The postmaster keeps its argv; its backends rename themselves "postgres: ...".
+    if (!argv[0]?.endsWith('/postgres') || !argv.includes('-D')) continue;
+    const data = argv[argv.indexOf('-D') + 1] ?? '';
+    // A relocated cluster's home names the warehouse directory it belongs to.
+    const owner = readOr(join(dirname(data), 'warehouse-dir'), '').trim();
+    if (under(data, dir) || (owner && under(owner, dir))) servers.set(pid, data);
+  }
+  return servers;
+}
+
+/**
+ * Stops every server of `dir` at once (SIGQUIT: immediate shutdown; SIGKILL if it lingers), then
+ * removes `dir` and the homes of relocated clusters that belonged to it.
+ */
+export async function sweepRunDir(dir: string): Promise<void> {
+  const servers = serversOf(dir);
+  for (const pid of servers.keys()) signal(pid, 'SIGQUIT');
+  const deadline = performance.now() + STOP_WAIT_MS;
+  while ([...servers.keys()].some(running)) {
+    if (performance.now() > deadline) for (const pid of servers.keys()) signal(pid, 'SIGKILL');
+    await sleep(50);
+  }
+  for (const home of relocatedHomesOf(dir)) rmSync(home, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Homes of relocated clusters (running or not) whose warehouse directory is in `dir`. */
+function relocatedHomesOf(dir: string): string[] {
+  let homes: string[] = [];
+  try {
+    homes = readdirSync(CLUSTERS_DIR).map((name) => join(CLUSTERS_DIR, name));
+  } catch {
+    // No cluster was ever relocated on this machine.
+  }
+  return homes.filter((home) => {
+    const owner = readOr(join(home, 'warehouse-dir'), '').trim();
+    return owner !== '' && under(owner, dir);
+  });
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** `also`: directories to remove besides (vitest's own transform cache, which its close removes). */
+async function watch(runPid: number, dir: string, also: string[]): Promise<void> {
+  // The run's teardown ends this process with SIGTERM once it has swept the directory itself.
+  while (running(runPid)) await sleep(POLL_MS);
+  await sweepRunDir(dir);
+  for (const other of also) rmSync(other, { recursive: true, force: true });
+}
+
+const [, entry, pidArg, dirArg, ...also] = process.argv;
+if (entry?.endsWith('run-watchdog.ts') && pidArg && dirArg) await watch(Number(pidArg), dirArg, also);
