@@ -17,7 +17,7 @@ export const BENCH_SEED = 1;
  */
 function extractFrom(world: World, name: EndpointName, params: Params): Extracted {
   const ep = endpoint(name);
-  const ctx: ApiContext = { world, seed: world.seed, key: SIMULATOR_KEY, quirks: DEFAULT_QUIRKS, invalidRequest: 'request-valid-0' };
+  const ctx: ApiContext = { world, seed: world.seed, key: SIMULATOR_KEY, quirks: DEFAULT_QUIRKS, invalidRequest: 'request-valid-0', drift: false };
   const answer = answerApiRequest(ctx, ep.path, new URLSearchParams({ ...params, key: SIMULATOR_KEY }));
   const body = parseBody(answer.body).value as Record<string, unknown>;
   const items = body[ep.arrayKey];

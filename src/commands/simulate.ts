@@ -28,9 +28,14 @@ Options:
                                     kinds: ${FAULT_KINDS.join(', ')} (default all; rate 0 = none)
   --quirks JSON                     how often each upstream quirk shows, 0..1, e.g. '{"duplicateRows":0.05}'
                                     ${Object.entries(DEFAULT_QUIRKS).map(([name, share]) => `${name} ${share}`).join(', ')} by default
+  --drift                           serve bodies that differ from pitwall's declared shapes, as a drifted
+                                    upstream's might: results' ResultStart sent as StartPosition, events'
+                                    EventDate as 2026-07-04T19:00:00, new fields EventUrl and ClassAbbreviation;
+                                    the truth is unchanged, so a rehearsal of probe, sync, drift --suggest and
+                                    rebuild ends equal to it (docs/simulator.md)
   -h, --help                        this help
 
-While it runs, faults, quirks and the clock can be changed at <url>/__simulator/ (faults, quirks, clock);
+While it runs, faults, quirks, drift and the clock can be changed at <url>/__simulator/ (faults, quirks, drift, clock);
 <url>/__simulator/world describes the world.
 `;
 
@@ -46,6 +51,7 @@ export const OPTIONS = {
   sites: { type: 'string' },
   faults: { type: 'string' },
   quirks: { type: 'string' },
+  drift: { type: 'boolean' },
 } as const;
 
 /** A JSON flag checked by its schema: one usage line naming the flag and the first problem. */
@@ -92,11 +98,12 @@ export async function run(ctx: CommandContext): Promise<number> {
     ...(sites !== undefined ? { sites } : {}),
     ...(faults !== undefined ? { faults } : {}),
     ...(quirks !== undefined ? { quirks } : {}),
+    ...(values.drift ? { drift: true } : {}),
   });
   const s = sim.world.summary();
   ctx.out(
     [
-      `simulator listening (seed ${s.seed}, scale ${s.scale}, today ${s.today})`,
+      `simulator listening (seed ${s.seed}, scale ${s.scale}, today ${s.today}${values.drift ? ', bodies drifted from the declared shapes' : ''})`,
       `  MRP_API_BASE_URL=${sim.url}`,
       ...(sites === undefined ? [`  MRP_API_KEY=${sim.key}`] : sim.sites.map((site, i) => `  site ${i + 1} key: ${site.key}`)),
       `  ${s.events} events in ${s.years.length} seasons, ${s.resultRows} result rows, ${s.drivers} drivers`,

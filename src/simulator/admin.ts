@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 
 import { BadRequestError, readJsonBody, sendJson } from './http.js';
-import { type FaultConfig, faultConfigSchema, isoDay, quirksSchema } from './options.js';
+import { driftSchema, type FaultConfig, faultConfigSchema, isoDay, quirksSchema } from './options.js';
 import type { RequestRecorder } from './request-log.js';
 import type { Quirks, World } from './world/types.js';
 
@@ -27,6 +27,8 @@ import type { Quirks, World } from './world/types.js';
  *                                          sequence restarts)                             -> the config
  *   GET  /__simulator/quirks               the quirks
  *   POST /__simulator/quirks               replaces them (omitted fields take DEFAULT_QUIRKS) -> the quirks
+ *   GET  /__simulator/drift                { "drift": boolean }
+ *   POST /__simulator/drift                { "drift": boolean }: drifted bodies on or off      -> the same
  *
  * A world method that rejects its input (an unknown eventId, say) also answers 400.
  */
@@ -41,6 +43,8 @@ export interface AdminContext {
   setFaults(config: FaultConfig): void;
   quirks(): Quirks;
   setQuirks(quirks: Quirks): void;
+  drift(): boolean;
+  setDrift(drift: boolean): void;
 }
 
 const positiveInt = z.number().int().positive();
@@ -119,6 +123,10 @@ const routes: Record<string, Partial<Record<'GET' | 'POST', Route>>> = {
   quirks: {
     GET: (ctx) => ctx.quirks(),
     POST: async (ctx, req) => (ctx.setQuirks(parse(quirksSchema, await readJsonBody(req))), ctx.quirks()),
+  },
+  drift: {
+    GET: (ctx) => ({ drift: ctx.drift() }),
+    POST: async (ctx, req) => (ctx.setDrift(parse(driftSchema, await readJsonBody(req)).drift), { drift: ctx.drift() }),
   },
 };
 

@@ -1,3 +1,4 @@
+import { driftItems } from './drift.js';
 import { renderEnvelope, renderInvalidEnvelope } from './envelope.js';
 import { isValidCallbackName, JSON_CONTENT_TYPE, JSONP_CONTENT_TYPE, wrapJsonp } from './jsonp.js';
 import type { SimulatorConfig } from './options.js';
@@ -19,6 +20,8 @@ export interface ApiContext {
   key: string;
   quirks: Quirks;
   invalidRequest: SimulatorConfig['invalidRequest'];
+  /** Bodies drifted from the declared shapes (src/simulator/drift.ts). */
+  drift: boolean;
 }
 
 export interface ApiAnswer {
@@ -59,15 +62,16 @@ export function answerApiRequest(
   }
   if (options.forceInvalid) return wrap(200, renderInvalidEnvelope(outcome.arrayKey, ticks));
 
+  const items = ctx.drift ? driftItems(path, outcome.items) : outcome.items;
   return wrap(
     200,
     renderEnvelope({
       valid: true,
       arrayKey: outcome.arrayKey,
-      items: outcome.items,
+      items,
       header: outcome.header,
       ticks,
-      doubleCommaAfter: pointsDefectAt(ctx, path, query, outcome.items.length),
+      doubleCommaAfter: pointsDefectAt(ctx, path, query, items.length),
     }),
   );
 }

@@ -76,6 +76,9 @@ export const quirksSchema = z
   .transform((q): Quirks => ({ ...DEFAULT_QUIRKS, ...q }));
 export type QuirkOptions = z.input<typeof quirksSchema>;
 
+/** The admin API's drift switch: `{ "drift": true }` turns it on, `false` off. */
+export const driftSchema = z.strictObject({ drift: z.boolean() });
+
 const worldSchema = z.custom<World>(
   (v) => typeof v === 'object' && v !== null && typeof (v as World).render === 'function',
   'expected a World (from createWorld)',
@@ -104,6 +107,8 @@ export const simulatorOptionsSchema = z
      * default guesses HTTP 200 with `RequestValid: 0`, the alternative answers 401/400.
      */
     invalidRequest: z.enum(['request-valid-0', 'http-error']).default('request-valid-0'),
+    /** Serve bodies that differ from the declared shapes as a drifted upstream's would (src/simulator/drift.ts). */
+    drift: z.boolean().default(false),
     world: worldSchema.optional(),
   })
   .refine((o) => !(o.world && (o.scale !== undefined || o.today !== undefined)), {

@@ -47,6 +47,8 @@ export interface RunningSimulator {
   setFaults(faults: FaultOptions): void;
   /** Replaces the quirks (omitted fields take DEFAULT_QUIRKS). */
   setQuirks(quirks: QuirkOptions): void;
+  /** Turns drifted bodies (src/simulator/drift.ts) on or off. */
+  setDrift(drift: boolean): void;
   requests(): RequestLog;
   resetRequests(): void;
   /** Stops listening and ends every connection, stalled ones included. Safe to call twice. */
@@ -70,6 +72,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   let faults: FaultConfig = config.faults;
   let quirks: Quirks = config.quirks;
+  let drift = config.drift;
   let requestIndex = 0;
   const requests = createRequestRecorder();
   const closing = new AbortController();
@@ -83,7 +86,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const apiState: ApiState = {
     apiContext: (key) => {
       const site = sites.find((s) => s.key === key && !revoked.has(s.key));
-      return { world: site?.world ?? world, seed: config.seed, key: site?.key ?? NO_KEY, quirks, invalidRequest: config.invalidRequest };
+      return { world: site?.world ?? world, seed: config.seed, key: site?.key ?? NO_KEY, quirks, invalidRequest: config.invalidRequest, drift };
     },
     siteOf: (key) => sites.findIndex((s) => s.key === key) + 1,
     faults: () => faults,
@@ -99,6 +102,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setFaults,
     quirks: () => quirks,
     setQuirks: (next) => void (quirks = next),
+    drift: () => drift,
+    setDrift: (next) => void (drift = next),
   };
 
   const server = createServer((req, res) => {
@@ -128,6 +133,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     revokeKey: (key, restore = false) => void (restore ? revoked.delete(key) : revoked.add(key)),
     setFaults: (next) => setFaults(faultConfigSchema.parse(next)),
     setQuirks: (next) => void (quirks = quirksSchema.parse(next)),
+    setDrift: (next) => void (drift = next),
     requests: () => requests.snapshot(),
     resetRequests: () => requests.reset(),
     close: () =>
