@@ -59,7 +59,7 @@ const OTHER_SCOPE = 'written from another request than the child, in its own tra
  * pass, a feed row): they hold by construction, but a foreign key checks and locks the parent row
  * for each child row written, and a first full sync writes hundreds of thousands of them.
  */
-const PER_ROW = 'one response feeds both tables, in one transaction, but an enforced key is checked for each of the hundreds of thousands of rows a full sync writes, and raised PostgreSQL\'s CPU per full sync by about 40 % (docs/performance.md); the relationships test checks it instead';
+const PER_ROW = 'one response feeds both tables, in one transaction, but an enforced key is checked for each of the hundreds of thousands of rows a full sync writes, and raised PostgreSQL\'s CPU per full sync by about 40 % (docs/decisions.md); the relationships test checks it instead';
 
 const CLASSES = 'classes rows come from the results, lineups and entry-list responses; an event card, a points class or a driver stat may name a class none of those has shown yet';
 
@@ -94,7 +94,7 @@ export const RELATIONSHIPS: readonly Relationship[] = [
     child: 'sync_state',
     on: [['last_run_id', 'run_id']],
     global: true,
-    enforced: 'a run writes its scopes\' state, but an enforced key locked the run\'s one row at every scope\'s commit, from each of its concurrent transactions: about 2 % of PostgreSQL\'s CPU per full sync (docs/performance.md); dropped by migration 0019',
+    enforced: 'a run writes its scopes\' state, but an enforced key locked the run\'s one row at every scope\'s commit, from each of its concurrent transactions: about 2 % of PostgreSQL\'s CPU per full sync (docs/decisions.md); dropped by migration 0019',
     holds: 'always',
   },
 ];
