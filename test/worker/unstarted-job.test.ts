@@ -69,14 +69,21 @@ describe('a job taken by a worker that died before recording its run', () => {
     const beat = () => db.pool.query(`UPDATE pitwall.sync_runs SET heartbeat_at = now() WHERE status = 'running' AND host = 'elsewhere'`);
     const beating = setInterval(() => void beat().catch(() => undefined), 5_000);
 
-    const started = Date.now();
     const worker = startCli(['worker'], env, 180_000);
+    let log = '';
+    worker.child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
     try {
-      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND trigger = 'cron' AND status = 'succeeded'`, 1, UNSTARTED_TAKEOVER_BOUND_MS);
-      const takenMs = Date.now() - started;
-      // Taken at the worker's first sweep, the job being long past UNSTARTED_JOB_AFTER_MS: within
-      // a hand-on, plus the worker's start and the tiny world's sync.
-      expect(takenMs).toBeLessThan(HAND_ON_MS + 30_000);
+      // A generous wait: the process's start and the sync's length are the machine's, not the bound's.
+      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND trigger = 'cron' AND status = 'succeeded'`, 1, 2 * UNSTARTED_TAKEOVER_BOUND_MS);
+      // The job being long past UNSTARTED_JOB_AFTER_MS when the worker starts, its first sweep
+      // finds it: its run starts within a hand-on of the worker's start (its log line's time,
+      // written once the job engine and its sweep are running), on the same clock as started_at.
+      const startedLine = log.split('\n').find((l) => l.includes('"worker started"'));
+      expect(startedLine, log.slice(-2000)).toBeDefined();
+      const workerStarted = Date.parse((JSON.parse(startedLine!) as { time: string }).time);
+      const { rows: runs } = await db.pool.query<{ started_at: Date }>(`SELECT started_at FROM pitwall.sync_runs WHERE job = 'full' AND trigger = 'cron'`);
+      expect(runs).toHaveLength(1);
+      expect(runs[0]!.started_at.getTime() - workerStarted).toBeLessThan(HAND_ON_MS);
       const { rows: jobs } = await db.pool.query<{ queue_name: string; locked_by: string | null }>(
         `SELECT queue_name, locked_by FROM graphile_worker.jobs WHERE locked_by IS NOT NULL ORDER BY queue_name`,
       );
