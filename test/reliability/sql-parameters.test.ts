@@ -25,6 +25,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const REVIEWED: Record<string, Record<string, string>> = {
   'src/db/load/upsert.ts': {
     'plan.statement.text': 'built once per table by buildPlan from quoteIdent-checked Drizzle column names; rows travel as $n array parameters',
+    'plan.sameRun.text': 'built once per table by buildPlan like plan.statement, from quoteIdent-checked names; keys and the run are $n parameters',
     '*': 'the builder itself: its fragments splice quoteIdent-ed names and $n placeholders only (the canary test below checks the result)',
   },
   'src/db/load/mark-deleted.ts': {
@@ -72,6 +73,23 @@ const REVIEWED: Record<string, Record<string, string>> = {
   'src/sync/sql/retire-source.ts': {
     'sql(name)': 'statements per table of the Drizzle schema, each naming its table by qualified(): names the schema declares, in double quotes; the source is $1',
     '*': 'n is a table name from the Drizzle schema, quoted by qualified(); the source is $1',
+  },
+  'src/db/catalog-keys.ts': {
+    '*': 'tables, columns and constraint names of RELATIONSHIPS and its constraintName(), constants of the schema, or read back from pg_constraint already quoted by format(%I); the comment goes through escapeLiteral',
+    "ours.map((k) => `ALTER TABLE ${k.child} DROP CONSTRAINT ${k.name}`).join(';\\n')": 'names read from pg_constraint, quoted by format(%I) in the catalog query',
+    sql: 'the statements built above from constant and catalog-quoted names (DDL takes no parameters)',
+  },
+  'src/db/copy-tables.ts': {
+    '*': 'schema, table and column names read from the catalog already quoted by format(%I) and quote_ident; COPY and max() take no identifier parameters',
+    'copyTo(`COPY ${table.name} (${columns}) TO STDOUT`)': 'table and columns quoted by format(%I) and quote_ident in the catalog query',
+    'copyFrom(`COPY ${table.name} (${columns}) FROM STDIN`)': 'table and columns quoted by format(%I) and quote_ident in the catalog query',
+    "`SELECT setval($1::regclass, m, true) FROM (SELECT max(${col}) AS m FROM ${tbl}) AS t WHERE m IS NOT NULL AND m > coalesce((SELECT last_value FROM pg_sequences WHERE format('%I.%I', schemaname, sequencename) = $1::text), 0)`":
+      'the identity column and its table, quoted by quote_ident and format(%I) in the catalog query; the sequence is $1',
+  },
+  'src/db/table-checksum.ts': {
+    '*': 'the table and its columns as copy-tables.ts read them from the catalog, quoted by format(%I) and quote_ident',
+    "`SELECT count(*)::text AS n, coalesce(sum(('x' || left(md5(${row}), 16))::bit(64)::bigint::numeric), 0)::text AS digest FROM ${table.name}`":
+      'splices catalog-quoted names only: the row expression is ROW() of quoted columns',
   },
   'src/commands/status-report.ts': {
     "tables .map((t, i) => `SELECT ${i} AS n, '${t}' AS \"table\", source, max(_synced_at)::text AS newest_synced_at FROM ${tableMeta(warehouseTables[t]).qualifiedName} WHERE source = ANY($1::text[]) GROUP BY source`) .join(' UNION ALL ') + ' ORDER BY n'":
