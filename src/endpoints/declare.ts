@@ -2,9 +2,9 @@ import { z } from 'zod';
 
 import { tableMeta } from '../db/load/table-meta.js';
 import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
-import type { Seed } from '../sync/extract/types.js';
 
 import { DRIVER_ID, driverList, DRIVER_PART, type NestedPart, type PathSegment } from './driver.js';
+import type { Seed } from './types.js';
 
 /**
  * The vocabulary an endpoint module declares itself in. A wire name is written once, in a

@@ -1,5 +1,4 @@
 import { carNumber, id, optInt, optText } from '../api/schemas/primitives.js';
-import { extractDeclared } from '../sync/extract/declared.js';
 
 import { field, level } from './declare.js';
 import { declareEndpoint } from './endpoint.js';
@@ -24,5 +23,4 @@ export const driverPasses = declareEndpoint(
     scopes: [{ table: 'driver_passes', where: { event_id: 'EventId' } }],
     live: true,
   },
-  extractDeclared,
 );

@@ -1,5 +1,4 @@
 import { id, optDecimal, optInt, optText } from '../api/schemas/primitives.js';
-import { extractDeclared } from '../sync/extract/declared.js';
 
 import { field, level } from './declare.js';
 import { declareEndpoint } from './endpoint.js';
@@ -23,5 +22,4 @@ export const driverStat = level({
 
 export const driverStats = declareEndpoint(
   { name: 'driver_stats', path: '/v2/schedules/driverStats/', parent: null, list: { key: 'DriverStats', level: driverStat }, scopes: [{ table: 'driver_stats' }] },
-  extractDeclared,
 );

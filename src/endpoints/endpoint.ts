@@ -1,9 +1,7 @@
 import type { WarehouseTableName } from '../db/schema/mrp.js';
-import type { EndpointOverrides } from '../shapes/overrides.js';
-import type { Extracted, Seed } from '../sync/extract/types.js';
 
 import { levelsOf, type Level } from './declare.js';
-import type { EndpointName } from './types.js';
+import type { EndpointName, Seed } from './types.js';
 
 export type Params = Record<string, string>;
 
@@ -48,7 +46,8 @@ export interface EndpointSpec {
 
 /**
  * One upstream endpoint, as its module declares it, with what the walk, the loader and the
- * shape report read off the declaration.
+ * shape report read off the declaration. Data only: the sync attaches the extractor that runs
+ * it (src/sync/endpoints.ts).
  */
 export interface Endpoint extends EndpointSpec {
   /** The envelope key holding the response's list. */
@@ -61,12 +60,6 @@ export interface Endpoint extends EndpointSpec {
   readonly rejectTable: WarehouseTableName;
   /** Its levels, the envelope's first: their schemas are what `pitwall drift` counts as modelled. */
   readonly levels: readonly Level[];
-  /**
-   * Turns the items of one response into rows, adjusted by a `PITWALL_SHAPES` file's part for it
-   * (extract/declared.ts). `known.storable`: the body's text was found to hold nothing PostgreSQL
-   * cannot store (bodyIsStorable), so its items need not be checked one by one.
-   */
-  readonly extract: (items: unknown[], params: Params, body: Record<string, unknown>, overrides?: EndpointOverrides, known?: { storable?: boolean }) => Extracted;
 }
 
 /**
@@ -98,7 +91,7 @@ function tablesOf(levels: readonly Level[]): WarehouseTableName[] {
   return [...out];
 }
 
-export function declareEndpoint(spec: EndpointSpec, extract: (ep: Omit<Endpoint, 'extract'>) => Endpoint['extract']): Endpoint {
+export function declareEndpoint(spec: EndpointSpec): Endpoint {
   const levels = [...(spec.envelope ? [spec.envelope] : []), ...levelsOf(spec.list.level)];
   const tables = tablesOf(levels);
   const rejectTable = tables.find((t) => !DIMENSION_TABLES.has(t));
@@ -108,6 +101,5 @@ export function declareEndpoint(spec: EndpointSpec, extract: (ep: Omit<Endpoint,
   for (const scope of spec.scopes) {
     if (!tables.includes(scope.table)) throw new Error(`endpoint ${spec.name}: scope of ${scope.table}, which it does not write`);
   }
-  const base = { ...spec, arrayKey: spec.list.key, params, tables, rejectTable, levels };
-  return { ...base, extract: extract(base) };
+  return { ...spec, arrayKey: spec.list.key, params, tables, rejectTable, levels };
 }

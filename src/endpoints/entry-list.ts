@@ -1,5 +1,4 @@
 import { carNumber, id, optText } from '../api/schemas/primitives.js';
-import { extractDeclared } from '../sync/extract/declared.js';
 
 import { field, level } from './declare.js';
 import { declareEndpoint } from './endpoint.js';
@@ -30,5 +29,4 @@ export const entryList = declareEndpoint(
     list: { key: 'Classes', level: entryClass },
     scopes: [{ table: 'entry_list', where: { event_id: 'EventId' } }],
   },
-  extractDeclared,
 );

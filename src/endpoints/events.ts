@@ -1,5 +1,4 @@
 import { id, optText, optUsDateTime } from '../api/schemas/primitives.js';
-import { extractDeclared } from '../sync/extract/declared.js';
 
 import { field, level } from './declare.js';
 import { declareEndpoint } from './endpoint.js';
@@ -46,5 +45,4 @@ export const events = declareEndpoint(
     ],
     cancelsEvents: true,
   },
-  extractDeclared,
 );

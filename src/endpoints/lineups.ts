@@ -1,5 +1,4 @@
 import { carNumber, id, optText } from '../api/schemas/primitives.js';
-import { extractDeclared } from '../sync/extract/declared.js';
 
 import { field, level } from './declare.js';
 import { declareEndpoint } from './endpoint.js';
@@ -42,5 +41,4 @@ export const lineups = declareEndpoint(
     scopes: [{ table: 'lineups', where: { event_id: 'EventId' } }],
     live: true,
   },
-  extractDeclared,
 );

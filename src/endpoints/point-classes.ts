@@ -1,5 +1,4 @@
 import { id, optText, optUsDateTime } from '../api/schemas/primitives.js';
-import { extractDeclared } from '../sync/extract/declared.js';
 
 import { field, level } from './declare.js';
 import { declareEndpoint } from './endpoint.js';
@@ -24,5 +23,4 @@ export const pointClasses = declareEndpoint(
     list: { key: 'Classes', level: pointClass },
     scopes: [{ table: 'point_classes', where: { schedule_id: 'ScheduleId' } }],
   },
-  extractDeclared,
 );

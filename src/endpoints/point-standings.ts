@@ -1,5 +1,4 @@
 import { carNumber, id, optDecimal, optInt, optText, optUsDateTime } from '../api/schemas/primitives.js';
-import { extractDeclared } from '../sync/extract/declared.js';
 
 import { field, level } from './declare.js';
 import { declareEndpoint } from './endpoint.js';
@@ -43,5 +42,4 @@ export const pointStandings = declareEndpoint(
     envelope: pointsHeader,
     scopes: [{ table: 'point_standings', where: { schedule_id: 'ScheduleId', class_id: 'ClassId' } }],
   },
-  extractDeclared,
 );

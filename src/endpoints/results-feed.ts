@@ -1,5 +1,4 @@
 import { carNumber, id, optText, optUsDateTime } from '../api/schemas/primitives.js';
-import { extractDeclared } from '../sync/extract/declared.js';
 
 import { field, level } from './declare.js';
 import { declareEndpoint } from './endpoint.js';
@@ -47,5 +46,4 @@ export const resultsFeed = declareEndpoint(
     list: { key: 'Events', level: feedEvent },
     scopes: [{ table: 'results_feed' }],
   },
-  extractDeclared,
 );

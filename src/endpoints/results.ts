@@ -1,5 +1,4 @@
 import { carNumber, flag, id, optInt, optText } from '../api/schemas/primitives.js';
-import { extractDeclared } from '../sync/extract/declared.js';
 
 import { field, level } from './declare.js';
 import { declareEndpoint } from './endpoint.js';
@@ -58,5 +57,4 @@ export const results = declareEndpoint(
     ],
     live: true,
   },
-  extractDeclared,
 );

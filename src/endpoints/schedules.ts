@@ -1,5 +1,4 @@
 import { id, optInt, optText } from '../api/schemas/primitives.js';
-import { extractDeclared } from '../sync/extract/declared.js';
 
 import { field, level } from './declare.js';
 import { declareEndpoint } from './endpoint.js';
@@ -27,5 +26,4 @@ export const schedules = declareEndpoint(
     list: { key: 'Schedules', level: scheduleItem },
     scopes: [{ table: 'schedules', where: { schedule_year: 'ScheduleYear' } }],
   },
-  extractDeclared,
 );

@@ -1,5 +1,4 @@
 import { id, optInt } from '../api/schemas/primitives.js';
-import { extractDeclared } from '../sync/extract/declared.js';
 
 import { field, level } from './declare.js';
 import { declareEndpoint } from './endpoint.js';
@@ -21,10 +20,8 @@ export const scheduleYearItem = yearsOf('schedule_years');
 
 export const scheduleYears = declareEndpoint(
   { name: 'schedule_years', path: '/v2/schedules/years/', parent: null, list: { key: 'Years', level: scheduleYearItem }, scopes: [{ table: 'schedule_years' }] },
-  extractDeclared,
 );
 
 export const pointYears = declareEndpoint(
   { name: 'point_years', path: '/v2/points/years/', parent: null, list: { key: 'Years', level: yearsOf('point_years') }, scopes: [{ table: 'point_years' }] },
-  extractDeclared,
 );

@@ -1,7 +1,39 @@
 /**
- * The endpoints as the sync reads them. Each is declared in its own module under src/endpoints/;
- * this module re-exports the registry for the walk, the jobs and the loader.
+ * The endpoints as the sync reads them: each declaration (src/endpoints/, data only) with the
+ * extractor that runs it attached, for the walk, the jobs and the loader.
  */
-export { DIMENSION_TABLES, type Endpoint, type Params } from '../endpoints/endpoint.js';
+import type { Endpoint as Declaration } from '../endpoints/endpoint.js';
+import { ENDPOINTS as DECLARED } from '../endpoints/registry.js';
+import type { EndpointName } from '../endpoints/types.js';
+
+import { extractDeclared } from './extract/declared.js';
+import type { Extract } from './extract/types.js';
+
+export { DIMENSION_TABLES, type Params } from '../endpoints/endpoint.js';
+export { LOAD_ORDER } from '../endpoints/registry.js';
 export type { EndpointName } from '../endpoints/types.js';
-export { childrenOf, endpoint, ENDPOINTS, LOAD_ORDER, ROOTS } from '../endpoints/registry.js';
+
+/** A declared endpoint and the function turning one of its responses into rows. */
+export interface Endpoint extends Declaration {
+  readonly extract: Extract;
+}
+
+/** `declaration` with its extractor: what every endpoint of the registry is here, and what a test's redeclared copy becomes. */
+export function withExtractor(declaration: Declaration): Endpoint {
+  return { ...declaration, extract: extractDeclared(declaration) };
+}
+
+/** Every endpoint, parents before their children (the registry's order). */
+export const ENDPOINTS: readonly Endpoint[] = DECLARED.map(withExtractor);
+
+export function endpoint(name: EndpointName): Endpoint {
+  const e = ENDPOINTS.find((x) => x.name === name);
+  if (!e) throw new Error(`unknown endpoint ${name}`);
+  return e;
+}
+
+export function childrenOf(name: EndpointName): Endpoint[] {
+  return ENDPOINTS.filter((e) => e.parent === name);
+}
+
+export const ROOTS: readonly Endpoint[] = ENDPOINTS.filter((e) => e.parent === null);

@@ -95,7 +95,7 @@ function livePhases(): JobPhase[] {
         refreshed = stale.filter((id) => !settled.has(id));
         ctx.logger.info({ events: refreshed }, refreshed.length ? 'refreshing events named by the feed' : 'feed names nothing new');
         if (refreshed.length === 0) return null;
-        const detail = LIVE_EVENT_DETAIL;
+        const detail = LIVE_EVENT_DETAIL.map((e) => endpoint(e.name));
         return { roots: refreshed.flatMap((eventId) => detail.map((e) => ({ endpoint: e, params: e.params({ eventId }) }))) };
       },
     },

@@ -2,13 +2,15 @@ import { describe, expect, it } from 'vitest';
 
 import { optInt } from '../../src/api/schemas/primitives.js';
 import { field } from '../../src/endpoints/declare.js';
-import { results } from '../../src/endpoints/results.js';
 import { wireColumnsDoc } from '../../src/endpoints/wire-columns-doc.js';
 import { createWorld } from '../../src/simulator/world/index.js';
 import { NO_QUIRKS } from '../../src/simulator/world/types.js';
+import { endpoint } from '../../src/sync/endpoints.js';
 import { modelledPaths } from '../../src/sync/shape/modelled.js';
 
 import { renamedCopy } from './helpers.js';
+
+const results = endpoint('results');
 
 const ROW = 'Classes[].Races[].Results[]';
 

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { results } from '../../src/endpoints/results.js';
 import { prepareItem, type EndpointOverrides, type FieldOverride } from '../../src/shapes/overrides.js';
 import { createWorld } from '../../src/simulator/world/index.js';
 import { NO_QUIRKS } from '../../src/simulator/world/types.js';
+import { endpoint } from '../../src/sync/endpoints.js';
 import { saltedHash } from '../../src/sync/hash.js';
 import { modelledOf } from '../../src/sync/shape/tracker.js';
+
+const results = endpoint('results');
 
 const ROW = 'Classes[].Races[].Results[]';
 const alias = (...aliases: string[]): FieldOverride => ({ aliases, coerce: null });

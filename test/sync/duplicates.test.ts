@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import { entryList } from '../../src/endpoints/entry-list.js';
-import { results } from '../../src/endpoints/results.js';
+import { endpoint } from '../../src/sync/endpoints.js';
+
+const entryList = endpoint('entry_list');
+const results = endpoint('results');
 
 /** A result row as the upstream sends it; `start` may be anything, to make a field error. */
 const row = (driver: number | null, car: string, place: number, start: unknown = place) => ({

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import { driverStats } from '../../src/endpoints/driver-stats.js';
-import { events } from '../../src/endpoints/events.js';
-import { results } from '../../src/endpoints/results.js';
+import { endpoint } from '../../src/sync/endpoints.js';
+
+const driverStats = endpoint('driver_stats');
+const events = endpoint('events');
+const results = endpoint('results');
 
 const reasons = (x: { fieldErrors: Array<{ path: string; reason: string }> }) => Object.fromEntries(x.fieldErrors.map((e) => [e.path, e.reason]));
 

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 
 import { parseJson } from '../../src/api/parse-json.js';
-import { driverStats } from '../../src/endpoints/driver-stats.js';
 import { FALLBACK, fastParse } from '../../src/endpoints/fast-parse.js';
-import { results, resultRow } from '../../src/endpoints/results.js';
+import { resultRow } from '../../src/endpoints/results.js';
 import { jsonText } from '../../src/exact-number.js';
+import { endpoint } from '../../src/sync/endpoints.js';
 import { fieldValueText } from '../../src/sync/sql/field-errors.js';
+
+const driverStats = endpoint('driver_stats');
+const results = endpoint('results');
 
 const BIG = '123456789012345678901234567890';
 

@@ -4,14 +4,15 @@ import { tableMeta } from '../../src/db/load/table-meta.js';
 import { warehouseTables } from '../../src/db/schema/mrp.js';
 import { levelsOf } from '../../src/endpoints/declare.js';
 import { hasOwnRow } from '../../src/endpoints/endpoint.js';
-import { lineups } from '../../src/endpoints/lineups.js';
-import { pointStandings } from '../../src/endpoints/point-standings.js';
-import { ENDPOINTS } from '../../src/endpoints/registry.js';
-import { results } from '../../src/endpoints/results.js';
+import { endpoint, ENDPOINTS } from '../../src/sync/endpoints.js';
 import { runCli } from '../helpers/cli.js';
 import { useResource, useWarehouse } from '../helpers/fixture.js';
 import { startShapeProxy } from '../helpers/shape-proxy.js';
 import { syncOnce } from '../helpers/sync.js';
+
+const lineups = endpoint('lineups');
+const pointStandings = endpoint('point_standings');
+const results = endpoint('results');
 
 const driverOf = (id: number) => [{ DriverId: id, DriverFName: 'A', DriverLName: 'B' }];
 

@@ -10,7 +10,7 @@ import { jsonText } from '../../exact-number.js';
 
 import { Collector, list, without } from './collector.js';
 import { naturalText, naturalValues, sameAs } from './natural-key.js';
-import type { Row, Scope } from './types.js';
+import type { Extract, Row, Scope } from './types.js';
 
 type Keys = Record<string, unknown>;
 
@@ -21,11 +21,11 @@ const keyColumnsOf = (table: WarehouseTableName): readonly string[] => {
   return cols;
 };
 
-const describe = (ep: Omit<Endpoint, 'extract'>, keys: Keys, path: string): string =>
+const describe = (ep: Endpoint, keys: Keys, path: string): string =>
   [ep.name, ...Object.entries(keys).map(([k, v]) => `${k} ${String(v)}`), path || '(envelope)'].join(', ');
 
 /**
- * The extractor every endpoint's declaration gets: walks the response's levels item by item,
+ * The extractor the sync attaches to every endpoint's declaration (src/sync/endpoints.ts): walks the response's levels item by item,
  * and for each item that parses writes its row (key columns from the request, the parent levels,
  * its position and its own key fields; its declared columns; `raw` without the child list),
  * its driver and class dimension rows, its link row and its seed. A level whose child writes
@@ -33,7 +33,7 @@ const describe = (ep: Omit<Endpoint, 'extract'>, keys: Keys, path: string): stri
  * (see NaturalKey in declare.ts) an earlier sibling has is a duplicate: the first copy loads,
  * later ones are kept aside with their children and take no position in the list.
  */
-export function extractDeclared(ep: Omit<Endpoint, 'extract'>): Endpoint['extract'] {
+export function extractDeclared(ep: Endpoint): Extract {
   const request = Object.entries(ep.request ?? {}).filter(([, r]) => r.column !== undefined);
   return (items, params, body, overrides, known) => {
     const c = new Collector(overrides, known?.storable === true);
@@ -113,7 +113,7 @@ function withExtras(outer: Outer, l: Level, item: unknown, alsoModelled?: Readon
  */
 function walk(
   c: Collector,
-  ep: Omit<Endpoint, 'extract'>,
+  ep: Endpoint,
   l: Level,
   items: readonly unknown[],
   keys: Keys,
@@ -191,7 +191,7 @@ function linkKey(table: WarehouseTableName, keys: Keys): Keys {
 }
 
 /** A link row's raw: its key under the wire names it came from (the request's parameter, the item's field). */
-function linkRaw(ep: Omit<Endpoint, 'extract'>, l: Level, keys: Keys, table: WarehouseTableName): Record<string, unknown> {
+function linkRaw(ep: Endpoint, l: Level, keys: Keys, table: WarehouseTableName): Record<string, unknown> {
   const raw: Record<string, unknown> = {};
   const fromRequest = Object.entries(ep.request ?? {});
   for (const column of keyColumnsOf(table)) {

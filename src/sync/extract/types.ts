@@ -1,10 +1,13 @@
 import type { WarehouseTableName } from '../../db/schema/mrp.js';
+import type { Params } from '../../endpoints/endpoint.js';
+import type { Seed } from '../../endpoints/types.js';
+import type { EndpointOverrides } from '../../shapes/overrides.js';
+
+export type { Seed } from '../../endpoints/types.js';
 
 /** A row for the loader: key and content columns in warehouse names, plus `raw`. */
 export type Row = Record<string, unknown> & { raw: unknown };
 
-/** What a child endpoint fans out from: e.g. `{ year }`, `{ scheduleId }`, `{ eventId }`. */
-export type Seed = Readonly<Record<string, number>>;
 
 /**
  * A set of rows one complete response covers, as column → allowed values (AND of `col IN (...)`).
@@ -64,3 +67,16 @@ export interface Extracted {
   /** Items in the response's main array. */
   itemCount: number;
 }
+
+/**
+ * Turns the items of one response into rows, adjusted by a `PITWALL_SHAPES` file's part for the
+ * endpoint (declared.ts). `known.storable`: the body's text was found to hold nothing PostgreSQL
+ * cannot store (bodyIsStorable), so its items need not be checked one by one.
+ */
+export type Extract = (
+  items: unknown[],
+  params: Params,
+  body: Record<string, unknown>,
+  overrides?: EndpointOverrides,
+  known?: { storable?: boolean },
+) => Extracted;

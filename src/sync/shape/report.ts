@@ -1,5 +1,6 @@
+import type { Endpoint } from '../../endpoints/endpoint.js';
 import type { Shapes } from '../../shapes/overrides.js';
-import { ENDPOINTS, type Endpoint } from '../endpoints.js';
+import { ENDPOINTS } from '../endpoints.js';
 
 import { keptWhere } from './kept-where.js';
 import { isUnmodelledField } from './modelled.js';

@@ -1,9 +1,10 @@
 import type pg from 'pg';
 
+import type { Endpoint } from '../../endpoints/endpoint.js';
+import type { EndpointName } from '../../endpoints/types.js';
 import type { Logger } from '../../log.js';
 import { redact } from '../../secrets.js';
 import type { EndpointOverrides, Shapes } from '../../shapes/overrides.js';
-import type { Endpoint, EndpointName } from '../endpoints.js';
 
 import { keptWhere } from './kept-where.js';
 import { aliasPaths, isUnmodelledField, modelledPaths } from './modelled.js';
