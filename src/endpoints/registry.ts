@@ -38,17 +38,25 @@ export const ENDPOINTS: readonly Endpoint[] = [
   pointStandings,
 ];
 
-export function endpoint(name: EndpointName): Endpoint {
-  const e = ENDPOINTS.find((x) => x.name === name);
-  if (!e) throw new Error(`unknown endpoint ${name}`);
-  return e;
+/**
+ * Look-ups over a list of endpoints in the registry's order: the declarations here, and the
+ * engine's endpoints (src/sync/endpoints.ts), which are the same list with extractors attached.
+ */
+export function endpointTree<E extends Pick<Endpoint, 'name' | 'parent'>>(list: readonly E[]) {
+  return {
+    endpoint(name: EndpointName): E {
+      const e = list.find((x) => x.name === name);
+      if (!e) throw new Error(`unknown endpoint ${name}`);
+      return e;
+    },
+    childrenOf: (name: EndpointName): E[] => list.filter((e) => e.parent === name),
+    roots: list.filter((e) => e.parent === null) as readonly E[],
+  };
 }
 
-export function childrenOf(name: EndpointName): Endpoint[] {
-  return ENDPOINTS.filter((e) => e.parent === name);
-}
-
-export const ROOTS: readonly Endpoint[] = ENDPOINTS.filter((e) => e.parent === null);
+const tree = endpointTree(ENDPOINTS);
+export const { endpoint, childrenOf } = tree;
+export const ROOTS: readonly Endpoint[] = tree.roots;
 
 /**
  * The order tables are written in inside every transaction: the shared dimension rows (classes,

@@ -3,8 +3,7 @@
  * extractor that runs it attached, for the walk, the jobs and the loader.
  */
 import type { Endpoint as Declaration } from '../endpoints/endpoint.js';
-import { ENDPOINTS as DECLARED } from '../endpoints/registry.js';
-import type { EndpointName } from '../endpoints/types.js';
+import { ENDPOINTS as DECLARED, endpointTree } from '../endpoints/registry.js';
 
 import { extractDeclared } from './extract/declared.js';
 import type { Extract } from './extract/types.js';
@@ -26,14 +25,6 @@ export function withExtractor(declaration: Declaration): Endpoint {
 /** Every endpoint, parents before their children (the registry's order). */
 export const ENDPOINTS: readonly Endpoint[] = DECLARED.map(withExtractor);
 
-export function endpoint(name: EndpointName): Endpoint {
-  const e = ENDPOINTS.find((x) => x.name === name);
-  if (!e) throw new Error(`unknown endpoint ${name}`);
-  return e;
-}
-
-export function childrenOf(name: EndpointName): Endpoint[] {
-  return ENDPOINTS.filter((e) => e.parent === name);
-}
-
-export const ROOTS: readonly Endpoint[] = ENDPOINTS.filter((e) => e.parent === null);
+const tree = endpointTree(ENDPOINTS);
+export const { endpoint, childrenOf } = tree;
+export const ROOTS: readonly Endpoint[] = tree.roots;
