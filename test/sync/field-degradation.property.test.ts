@@ -37,6 +37,9 @@ function expectRowKeysMatchRows(x: Extracted): void {
 /** What a field error's path ends with for `field` of an item, or for a field of its first driver. */
 const pathEnd = (field: string, inDriver: boolean) => (inDriver ? `Driver[].${field}` : field);
 
+/** Whether `obj` is `value` or inside it, by identity. */
+const holds = (value: unknown, obj: object): boolean => value === obj || (typeof value === 'object' && value !== null && Object.values(value).some((v) => holds(v, obj)));
+
 describe.each(ENDPOINTS.map((ep) => [ep.name, ep] as const))('any value in a non-key field of a %s item', (_name, ep) => {
   const level = LEVELS[ep.name];
 
@@ -63,6 +66,9 @@ describe.each(ENDPOINTS.map((ep) => [ep.name, ep] as const))('any value in a non
           holder[field] = value;
 
           const x = run(ep, items);
+          // Two generated siblings may share a key (26 and "26"): the later is then a duplicate, set
+          // aside whole before its fields are read (docs/sync.md), which says nothing about degrading.
+          fc.pre(!x.duplicates.some((d) => holds(d.payload, target.obj)));
           // Only items of their own may be rejected: those of a nested list the value replaced.
           const ownItems = new Set<unknown>(field === target.level.nested?.key && Array.isArray(value) ? value : []);
           expect(x.rejects.filter((r) => !ownItems.has(r.payload))).toEqual([]);

@@ -83,7 +83,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         DATABASE_URL: o.db.url,
         PITWALL_MAX_RPS: '0',
         PITWALL_CONCURRENCY: '4',
-        PITWALL_REQUEST_TIMEOUT_MS: '1000',
+        // Far below slowMs, so a stalled body always times out; not so short that a loaded CI
+        // machine's ordinary answer does (a body still arriving at the deadline gets one retry).
+        PITWALL_REQUEST_TIMEOUT_MS: '2000',
         PITWALL_RETRY_BASE_MS: '50',
       },
       {},
