@@ -110,7 +110,10 @@ afterAll(async () => {
 /** The pid the shim wrote for `pitwall <command>`, once it has. */
 async function pidOf(command: string, block: Block): Promise<number> {
   for (let i = 0; i < 200; i++) {
-    if (existsSync(join(pids, command))) return Number(readFileSync(join(pids, command), 'utf8'));
+    // The shim's `echo $$ > file` creates the file before it writes: an empty read is "not yet",
+    // never pid 0, which process.kill would take for this process's own group.
+    const pid = existsSync(join(pids, command)) ? Number(readFileSync(join(pids, command), 'utf8').trim() || NaN) : NaN;
+    if (Number.isInteger(pid) && pid > 1) return pid;
     if (block.child.exitCode !== null) break;
     await sleep(50);
   }
