@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type pg from 'pg';
@@ -32,8 +33,16 @@ async function appliedCount(client: pg.PoolClient | pg.Pool): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-/** Migrations shipped with this pitwall. */
-const shippedCount = (): number => readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).length;
+/** drizzle's journal of the shipped migrations: their tags, in order. */
+export interface MigrationJournal {
+  entries: { tag: string }[];
+}
+
+export const migrationJournal = (): MigrationJournal =>
+  JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as MigrationJournal;
+
+/** Migrations shipped with this pitwall: the journal's entries (reading them hashes every file). */
+const shippedCount = (): number => migrationJournal().entries.length;
 
 /**
  * Applies pending migrations, then reconciles the foreign keys that depend on the server's

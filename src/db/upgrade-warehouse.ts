@@ -18,9 +18,10 @@ import { postmasterPid, startSideServer, stopServerOf, type SideServer } from '.
 import { removeBuilding, settleUpgrade, swapIn } from '../embedded/upgrade-swap.js';
 import type { Logger } from '../log.js';
 
+import { logCatalogKeys } from './catalog-keys.js';
 import { copySequences, copyTable, tablesToCopy, type TableToCopy } from './copy-tables.js';
 import { migrateToLevel } from './migrate-to-level.js';
-import { migrationStatus, reconcileKeys } from './migrate.js';
+import { migrationStatus } from './migrate.js';
 import { createPool } from './pool.js';
 import { CANONICAL_TEXT_OPTIONS, tableChecksum } from './table-checksum.js';
 import { WarehouseUpgradeError } from './warehouse-upgrade-error.js';
@@ -135,14 +136,8 @@ async function stopLeftovers(dir: string, paths: UpgradePaths, from: () => PgToo
   await stopServerOf(from(), paths.data);
 }
 
-interface Copied {
-  tables: number;
-  rows: number;
-  leftOut: string[];
-  rolesLeft: string[];
-  reader: boolean;
-  pending: number;
-}
+/** What the copy says of itself in the report. */
+type Copied = Pick<UpgradeReport, 'tables' | 'rows' | 'leftOut' | 'rolesLeft' | 'reader' | 'pending'>;
 
 async function build(dir: string, paths: UpgradePaths, from: PgTools, to: PgTools, options: UpgradeWarehouseOptions): Promise<Copied> {
   const { logger, signal } = options;
@@ -191,8 +186,11 @@ async function copyWarehouse(sourceUrl: string, targetUrl: string, dir: string, 
   const source = canonicalPool(sourceUrl, logger);
   const target = canonicalPool(targetUrl, logger);
   try {
-    const { applied } = await migrationStatus(source);
-    await migrateToLevel(target, applied);
+    // At the old one's level; at the full level that is `pitwall migrate`, which also declares the
+    // keys this server version holds (NOT ENFORCED on 18). Below it, `pitwall migrate` does later.
+    const { applied, pending } = await migrationStatus(source);
+    const migrated = await migrateToLevel(target, applied);
+    if (migrated) logCatalogKeys(logger, migrated.keys);
     const { tables, leftOut } = await tablesToCopy(source, target);
     const { rows: roles } = await source.query<{ rolname: string }>(
       `SELECT rolname FROM pg_roles WHERE rolname !~ '^pg_' AND rolname <> current_user ORDER BY 1`,
@@ -206,11 +204,6 @@ async function copyWarehouse(sourceUrl: string, targetUrl: string, dir: string, 
     const checking = pLimit(COPY_STREAMS);
     await Promise.all(tables.map((table) => checking(() => checkCopy(source, target, table, signal))));
     logger.info(`checked ${tables.length} tables: each holds the same rows as the original`);
-    const { pending } = await migrationStatus(target);
-    // The joins declared only on this server version (NOT ENFORCED on 18), at once, so that a BI
-    // tool attached right after the upgrade sees every join; with migrations pending, `pitwall
-    // migrate` declares them after it.
-    if (pending === 0) await reconcileKeys(target);
     return { tables: tables.length, rows, leftOut, rolesLeft: roles.map((r) => r.rolname).filter((r) => r !== READER_ROLE), reader, pending };
   } finally {
     await Promise.all([source.end(), target.end()]);

@@ -1,16 +1,12 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
-import { drizzle } from 'drizzle-orm/node-postgres';
-import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 
 import { NOT_ENFORCED_SINCE, RELATIONSHIPS, constraintName, holdsWhen, qualifiedTable } from '../../src/analytics/relationships.js';
 import { loadConfig } from '../../src/config.js';
 import { reconcileCatalogKeys, serverVersionNum } from '../../src/db/catalog-keys.js';
-import { MIGRATIONS_FOLDER, migrateDatabase } from '../../src/db/migrate.js';
+import { migrateToLevel } from '../../src/db/migrate-to-level.js';
+import { migrateDatabase, migrationJournal, migrationStatus } from '../../src/db/migrate.js';
 import { openWarehouse } from '../../src/db/open-warehouse.js';
 import { createPool } from '../../src/db/pool.js';
 import { createSilentLogger } from '../../src/log.js';
@@ -70,16 +66,14 @@ describe('foreign keys NOT ENFORCED, reconciled on PostgreSQL 18 (embedded)', ()
     const name = 'pitwall_at_0018';
     await db.pool.query(`CREATE DATABASE ${name}`);
     const pool = createPool(withDatabase(db.url, name), { max: 2 });
-    const folder = mkdtempSync(join(tmpdir(), 'pitwall-migrations-'));
     try {
-      cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-      const journalFile = join(folder, 'meta', '_journal.json');
-      const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: Array<{ tag: string }> };
-      const upTo = journal.entries.findIndex((e) => e.tag.startsWith('0019_'));
-      writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, upTo) }));
+      const { entries } = migrationJournal();
+      const upTo = entries.findIndex((e) => e.tag.startsWith('0019_'));
+      // The level an earlier pitwall left (upgrade-warehouse builds a cluster to it the same way).
+      expect(await migrateToLevel(pool, upTo)).toBeNull();
+      expect(await migrationStatus(pool)).toEqual({ applied: upTo, pending: entries.length - upTo });
       const client = await pool.connect();
       try {
-        await migrate(drizzle(client), { migrationsFolder: folder });
         // All but sync_state's, which is still 0016's enforced key there (0019 drops it).
         const declared = await reconcileCatalogKeys(client);
         expect(declared.added).toEqual(notEnforced.map(constraintName).filter((n) => n !== 'sync_state_sync_runs_fk'));
@@ -88,12 +82,11 @@ describe('foreign keys NOT ENFORCED, reconciled on PostgreSQL 18 (embedded)', ()
       }
 
       const result = await migrateDatabase(pool);
-      expect(result.applied).toBe(journal.entries.length - upTo);
+      expect(result.applied).toBe(entries.length - upTo);
       expect(result.keys.added).toHaveLength(notEnforced.length);
       expect(await notEnforcedKeys(pool)).toEqual(expectedKeys());
     } finally {
       await pool.end();
-      rmSync(folder, { recursive: true, force: true });
       await db.pool.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     }
   });
