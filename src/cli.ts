@@ -4,7 +4,6 @@ import { ConfigError } from './api/errors.js';
 import { EXIT, UsageError, type CommandContext, type CommandModule } from './commands/context.js';
 import { CONFIG_VARIABLES } from './config.js';
 import { WarehouseUnavailableError } from './db/warehouse-unavailable.js';
-import { WarehouseUpgradeError } from './db/warehouse-upgrade-error.js';
 import { redact, secretsOf } from './secrets.js';
 
 /**
@@ -83,7 +82,8 @@ Exit codes: 0 success; 1 the run or command failed (a warehouse that cannot be o
  */
 function errorText(err: unknown, debug: boolean): string {
   if (err instanceof UsageError || err instanceof ConfigError) return err.message;
-  if (err instanceof WarehouseUnavailableError || err instanceof WarehouseUpgradeError) return debug ? `${err.message}\n${inspect(err, { depth: 6 })}` : err.message;
+  // A warehouse that cannot be opened or upgraded (WarehouseUpgradeError is one).
+  if (err instanceof WarehouseUnavailableError) return debug ? `${err.message}\n${inspect(err, { depth: 6 })}` : err.message;
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 

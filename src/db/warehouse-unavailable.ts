@@ -8,14 +8,15 @@ import { maskUrl } from '../secrets.js';
  * CLI prints it only at `--log-level debug`.
  */
 export class WarehouseUnavailableError extends Error {
-  override readonly name = 'WarehouseUnavailableError';
+  override readonly name: string = 'WarehouseUnavailableError';
   /** What was being opened: a URL with its password masked, or the embedded warehouse's directory. */
   readonly warehouse: string;
   readonly problem: string;
   readonly remedy: string;
 
-  constructor(details: { warehouse: string; problem: string; remedy: string }, options: { cause?: unknown } = {}) {
-    super(`cannot open the warehouse at ${details.warehouse}: ${details.problem}; ${details.remedy}`, { cause: options.cause });
+  /** `action`: what could not be done to it, `open` unless a subclass says otherwise. */
+  constructor(details: { warehouse: string; problem: string; remedy: string }, options: { cause?: unknown } = {}, action = 'open') {
+    super(`cannot ${action} the warehouse at ${details.warehouse}: ${details.problem}; ${details.remedy}`, { cause: options.cause });
     this.warehouse = details.warehouse;
     this.problem = details.problem;
     this.remedy = details.remedy;

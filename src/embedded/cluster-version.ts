@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { EmbeddedServerError } from './errors.js';
 
 /** The command that moves a warehouse made by the previous major version to this one. */
-export const UPGRADE_COMMAND = 'pitwall upgrade-warehouse';
+const UPGRADE_COMMAND = 'pitwall upgrade-warehouse';
 
 /**
  * The major version of PostgreSQL that made the data directory `data`, from its `PG_VERSION`

@@ -15,6 +15,7 @@ import { initCluster, SUPERUSER } from './init-cluster.js';
 import { makeDataDir } from './make-data-dir.js';
 import { pgCtl, type PgTools } from './pg-tools.js';
 import { otherLiveClients, registerClient, unregisterClient } from './server-clients.js';
+import { logTail, serverLogFile, startFailure, superuserUrl } from './server-log.js';
 import { choosePort, portTaken, rememberPort } from './server-port.js';
 import { chownTree, serverUser } from './server-user.js';
 
@@ -22,7 +23,6 @@ export { POSTGRES_SUBDIR };
 
 const PASSWORD_FILE = 'password';
 /** Inside PGDATA, so that the server's user can write it when pitwall runs as root. */
-const LOG_FILE = 'pitwall-server.log';
 
 export interface EmbeddedServerOptions {
   /** The warehouse directory (PITWALL_DATA_DIR). */
@@ -150,7 +150,7 @@ interface Opened {
 }
 
 function serverHandle({ layout, port, started, password, notice }: Opened, purpose: string, began: number, sweeping: Promise<void>): EmbeddedServer {
-  const url = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  const url = superuserUrl(password, port);
   let closed: Promise<void> | undefined;
   return {
     url,
@@ -207,7 +207,7 @@ async function runningPort(layout: Layout, password: string): Promise<number | n
  * port that is taken is reported.
  */
 async function start(layout: Layout, configured: number | undefined): Promise<number> {
-  const logFile = join(layout.data, LOG_FILE);
+  const logFile = serverLogFile(layout.data);
   for (let attempt = 1; ; attempt++) {
     const choice = await choosePort(layout.dir, configured);
     try {
@@ -216,7 +216,7 @@ async function start(layout: Layout, configured: number | undefined): Promise<nu
       return choice.port;
     } catch (err) {
       const said = (err as Error).message;
-      const log = tail(logFile, 20);
+      const log = logTail(logFile);
       if (!/could not (bind|create any TCP\/IP sockets)/.test(log)) throw startError(layout, said, log);
       if (choice.source === 'free' && attempt < 2) continue;
       const taken = portTaken(layout.dir, choice);
@@ -227,9 +227,8 @@ async function start(layout: Layout, configured: number | undefined): Promise<nu
 
 /** Why the server did not start: its log's last FATAL line; and what to do. */
 function startError(layout: Layout, said: string, log: string): EmbeddedServerError {
-  const logFile = join(layout.data, LOG_FILE);
-  const fatal = log.split('\n').reverse().find((l) => / (FATAL|PANIC): /.test(l));
-  const cause = fatal?.replace(/^.*? (FATAL|PANIC): +/, '') ?? said.split('\n')[0];
+  const logFile = serverLogFile(layout.data);
+  const cause = startFailure(log) ?? said.split('\n')[0];
   return new EmbeddedServerError(`the embedded PostgreSQL in ${layout.data} did not start: ${cause}`, `see the server's log, ${logFile}`, `${said}\n${log}`);
 }
 
@@ -260,12 +259,4 @@ async function leave(layout: Layout, url: string): Promise<void> {
     await client.end().catch(() => undefined);
   }
   if (existsSync(join(layout.data, 'postmaster.pid'))) await pgCtl(layout.tools, layout.data, ['stop', '-m', 'fast', '-w', '-t', '60']);
-}
-
-function tail(path: string, lines: number): string {
-  try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '';
-  }
 }

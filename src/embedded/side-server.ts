@@ -4,8 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { alive } from './data-dir-lock.js';
 import { EmbeddedServerError } from './errors.js';
-import { SUPERUSER } from './init-cluster.js';
 import { pgCtl, type PgTools } from './pg-tools.js';
+import { logTail, serverLogFile, startFailure, superuserUrl } from './server-log.js';
 import { freePort } from './server-port.js';
 
 /** A cluster's server started for one job of pitwall's own (an upgrade), not for users. */
@@ -18,8 +18,6 @@ export interface SideServer {
   stop(): Promise<void>;
 }
 
-const LOG_FILE = 'pitwall-server.log';
-
 /**
  * Starts the cluster in `data` on a free port with extra settings on its command line (nothing
  * is written to its configuration), and remembers no port in the warehouse directory: the
@@ -28,21 +26,20 @@ const LOG_FILE = 'pitwall-server.log';
 export async function startSideServer(tools: PgTools, data: string, password: string, settings: Record<string, string>): Promise<SideServer> {
   const port = await freePort();
   const options = [`-p ${port}`, ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(' ');
-  const logFile = join(data, LOG_FILE);
+  const logFile = serverLogFile(data);
   try {
     await pgCtl(tools, data, ['start', '-w', '-t', '60', '-l', logFile, '-o', options]);
   } catch (err) {
     const said = (err as Error).message;
-    const fatal = tail(logFile).reverse().find((l) => / (FATAL|PANIC): /.test(l));
     throw new EmbeddedServerError(
-      `the PostgreSQL server of ${data} did not start: ${fatal?.replace(/^.*? (FATAL|PANIC): +/, '') ?? said.split('\n')[0]}`,
+      `the PostgreSQL server of ${data} did not start: ${startFailure(logTail(logFile)) ?? said.split('\n')[0]}`,
       `see its log, ${logFile}`,
       said,
     );
   }
   let stopped: Promise<void> | undefined;
   return {
-    url: `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+    url: superuserUrl(password, port),
     port,
     data,
     stop: () => (stopped ??= stopServerOf(tools, data)),
@@ -86,13 +83,5 @@ function isPostgres(pid: number): boolean {
   } catch {
     // No /proc (macOS): pg_ctl, which checks the pid file the same way, is trusted.
     return true;
-  }
-}
-
-function tail(path: string): string[] {
-  try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-20);
-  } catch {
-    return [];
   }
 }
