@@ -1,6 +1,6 @@
 import type pg from 'pg';
 
-import { NOT_ENFORCED_SINCE, RELATIONSHIPS, constraintName, holdsWhen, keyPairs, qualifiedTable, type Relationship } from '../analytics/relationships.js';
+import { NOT_ENFORCED_SINCE, RELATIONSHIPS, constraintName, declaredAs, holdsWhen, keyPairs, qualifiedTable, type Relationship } from '../analytics/relationships.js';
 import type { Logger } from '../log.js';
 
 /**
@@ -59,7 +59,7 @@ export async function serverVersionNum(client: pg.ClientBase | pg.Pool): Promise
 }
 
 /** The joins declared NOT ENFORCED on a server that can: every join no migration enforces. */
-const notEnforced = (): Relationship[] => RELATIONSHIPS.filter((r) => r.enforced !== true);
+const notEnforced = (): Relationship[] => RELATIONSHIPS.filter((r) => declaredAs(r, NOT_ENFORCED_SINCE) === 'not enforced');
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 

@@ -85,7 +85,7 @@ export interface UpgradeReport {
  * wal_level=logical and a publication and a replication slot written into it, and a slot left
  * by an interrupted run would hold the old cluster's WAL for ever should the user go back to it;
  * COPY reads a server that may not write, and was faster too: on the medium world 10.4 s of
- * copy against 14.6 s for replication's initial sync (docs/warehouse.md).
+ * copy against 14.6 s for replication's initial sync, measured once (docs/warehouse.md).
  *
  * Interrupted anywhere (Ctrl-C, kill -9), a run again starts over: servers left running are
  * stopped, a half-built new cluster removed, and an interruption between the two renames finished
