@@ -169,8 +169,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         return outcome.result;
       }
       const { failure } = outcome;
-      failedOfKind.set(failure.kind, (failedOfKind.get(failure.kind) ?? 0) + 1);
-      const delayMs = retryDelay(failure, attemptNo, waitedMs, failedOfKind.get(failure.kind) ?? 0);
+      const ofKind = (failedOfKind.get(failure.kind) ?? 0) + 1;
+      failedOfKind.set(failure.kind, ofKind);
+      const delayMs = retryDelay(failure, attemptNo, waitedMs, ofKind);
       const reason = failure.kind === 'http' ? `http ${failure.status}` : failure.kind;
       if (delayMs === null) {
         // Debug, as the retries: the caller reports the failure (a scope's warning, the run's one line).

@@ -201,8 +201,9 @@ function countLateRepeats(ctx: ProcessContext, toLoad: Extracted, committed: Run
   if (!ctx.dimensions) return;
   for (const table of DIMENSION_TABLES) {
     const rows = toLoad.rows[table];
-    if (!rows?.length) continue;
-    const counts = committed.table(table);
+    const counts = committed.tables[table];
+    // Only rows the database found identical can be late repeats: most responses have none.
+    if (!rows?.length || !counts?.unchanged) continue;
     const late = Math.min(ctx.dimensions.fresh(table, rows).known, counts.unchanged);
     counts.unchanged -= late;
     counts.seenAgain += late;

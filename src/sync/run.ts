@@ -265,13 +265,17 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
     return await processResponse(ctx, ep, params, query, res.body, res.reserialized ? null : body.digest(), { text: res.text });
   } catch (err) {
     // Stopped (drained, aborted, or another branch failed): not this scope's fault; record nothing.
-    answer = run.halt.aborted ? null : failureAnswer(err);
-    if (run.halt.aborted) throw err;
+    if (run.halt.aborted) {
+      answer = null;
+      throw err;
+    }
+    const failed = failureAnswer(err);
+    answer = failed;
     if (!isScopeFailure(err)) {
       run.fail(err);
       throw err;
     }
-    await recordFailure(sync, ep, params, err, stage);
+    await recordFailure(sync, ep, params, err, stage, failed);
     return [];
   } finally {
     release();
@@ -289,7 +293,7 @@ function warnOrHold(sync: SyncRun, ep: Endpoint, query: string, answer: RootAnsw
 }
 
 /** A scope's failure: counted, logged in one line, recorded on its sync_state row (set aside when it keeps failing), a bad body kept. */
-async function recordFailure(sync: SyncRun, ep: Endpoint, params: Params, err: unknown, stage: ScopeStage): Promise<void> {
+async function recordFailure(sync: SyncRun, ep: Endpoint, params: Params, err: unknown, stage: ScopeStage, answer: RootAnswer): Promise<void> {
   const { deps, run } = sync;
   const query = canonicalQuery(params);
   const at = { runId: run.runId, source: run.source, endpoint: ep.name, params: query };
@@ -305,7 +309,7 @@ async function recordFailure(sync: SyncRun, ep: Endpoint, params: Params, err: u
     setAsideHours: deps.config.setAsideHours,
   });
   const fields = { endpoint: ep.name, params: query, stage: failure.stage, kind: failure.kind, ...(setAsideUntil ? { setAsideUntil } : {}) };
-  warnOrHold(sync, ep, query, failureAnswer(err), fields, `scope failed: ${failure.message}${setAsideUntil ? `; set aside until ${setAsideUntil.toISOString()}` : ''}`);
+  warnOrHold(sync, ep, query, answer, fields, `scope failed: ${failure.message}${setAsideUntil ? `; set aside until ${setAsideUntil.toISOString()}` : ''}`);
   const badBody = classifyBadBody(err);
   if (badBody) {
     await insertBodyReject(deps.pool, at, failure.message, badBody.snippet);
