@@ -3,9 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { httpGet } from '../../src/api/http-get.js';
+import { useHttpServer } from '../helpers/http-server.js';
 
 const BODY = JSON.stringify({ RequestValid: 1, Rows: Array.from({ length: 2000 }, (_, i) => ({ Id: i, Name: `Driver ${i}` })) });
 
@@ -39,19 +40,9 @@ const text = async (p: Promise<ArrayBuffer>) => Buffer.from(await p).toString('u
 describe('httpGet', () => {
   /** The client port of every request served: one per connection. */
   const ports: number[] = [];
-  const srv = server(ports);
-  let base = '';
-  beforeAll(async () => {
-    srv.listen(0, '127.0.0.1');
-    await once(srv, 'listening');
-    base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    srv.closeAllConnections();
-    await new Promise((resolve) => srv.close(resolve));
-  });
+  const served = useHttpServer(server(ports));
 
-  const get = (path: string, signal = AbortSignal.timeout(5_000)) => httpGet(`${base}${path}`, { signal, headers: { accept: 'application/json' } });
+  const get = (path: string, signal = AbortSignal.timeout(5_000)) => httpGet(`${served.base()}${path}`, { signal, headers: { accept: 'application/json' } });
 
   it('reads a body whole, and decodes one the server compressed (gzip, zlib deflate, raw deflate)', async () => {
     for (const path of ['/plain', '/gzip', '/deflate', '/deflate-raw']) {

@@ -47,12 +47,14 @@ export interface HostileUpstream {
 
 const MiB = 1024 * 1024;
 let bomb: Buffer | undefined;
-/** Built once: 64 copies of one member (gzip reads concatenated members as one stream). */
-function gzipBomb(): Buffer {
-  bomb ??= Buffer.concat(Array.from({ length: 64 }, () => member));
+/**
+ * 1 MB of gzip that inflates to 1 GiB, built on first use and kept: 64 copies of one member of
+ * 16 MiB of zeros (gzip reads concatenated members as one stream).
+ */
+export function gzipBomb(): Buffer {
+  bomb ??= Buffer.concat(Array<Buffer>(64).fill(gzipSync(Buffer.alloc(16 * MiB), { level: 9 })));
   return bomb;
 }
-const member = gzipSync(Buffer.alloc(16 * MiB), { level: 9 });
 
 const scopeOf = (url: URL) => `${url.pathname}?EventId=${url.searchParams.get('EventId') ?? ''}`;
 
