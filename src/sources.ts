@@ -7,7 +7,7 @@ import { loadConfig, type Config } from './config.js';
 import { cronProblem } from './cron/validate.js';
 import { DEFAULT_SOURCE } from './db/schema/columns.js';
 import { ENDPOINTS } from './endpoints/registry.js';
-import { jsonErrorPlace } from './json-error-place.js';
+import { jsonErrorPhrase } from './json-error-place.js';
 import { shapeCatalog } from './shapes/catalog.js';
 import { loadShapesFile, ShapesFileError } from './shapes/file.js';
 
@@ -156,8 +156,8 @@ function readSources(config: Config, env: Readonly<Record<string, string | undef
     json = JSON.parse(text);
   } catch (err) {
     const message = (err as Error).message;
-    const place = jsonErrorPlace(text, message);
-    return fail(place ? `${path} is not JSON: line ${place.line}, column ${place.column}: ${place.problem}` : `${path} is not JSON (${message})`);
+    const place = jsonErrorPhrase(text, message);
+    return fail(place ? `${path} is not JSON: ${place}` : `${path} is not JSON (${message})`);
   }
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {

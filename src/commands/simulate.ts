@@ -29,10 +29,9 @@ Options:
   --quirks JSON                     how often each upstream quirk shows, 0..1, e.g. '{"duplicateRows":0.05}'
                                     ${Object.entries(DEFAULT_QUIRKS).map(([name, share]) => `${name} ${share}`).join(', ')} by default
   --drift                           serve bodies that differ from pitwall's declared shapes, as a drifted
-                                    upstream's might: results' ResultStart sent as StartPosition, events'
-                                    EventDate as 2026-07-04T19:00:00, new fields EventUrl and ClassAbbreviation;
-                                    the truth is unchanged, so a rehearsal of probe, sync, drift --suggest and
-                                    rebuild ends equal to it (docs/simulator.md)
+                                    upstream's might (a renamed field, another date format, new fields:
+                                    docs/simulator.md); the truth is unchanged, so a rehearsal of probe,
+                                    sync, drift --suggest and rebuild ends equal to it
   -h, --help                        this help
 
 While it runs, faults, quirks, drift and the clock can be changed at <url>/__simulator/ (faults, quirks, drift, clock);

@@ -52,7 +52,7 @@ function runProgressGauges(pool: pg.Pool, registers: Registry[]): void {
   gauge('pitwall_run_rows_written', 'Rows a running run has inserted, updated or deleted so far, by source and job.', (r) => r.rows_written);
 }
 
-/** Scopes set aside now, read at scrape time (one grouped read of pitwall.sync_state, whose set-aside rows are few). */
+/** Scopes set aside now, read at scrape time: one grouped read of the few set-aside rows (sync_state_set_aside_idx). */
 function setAsideGauge(pool: pg.Pool, registers: Registry[]): void {
   new Gauge({
     name: 'pitwall_set_aside_scopes',

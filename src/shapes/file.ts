@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 import type { EndpointName } from '../endpoints/types.js';
-import { jsonErrorPlace } from '../json-error-place.js';
+import { jsonErrorPhrase } from '../json-error-place.js';
 
 import type { ShapeCatalog } from './catalog.js';
 import { coercionSchema, compileCoercions } from './coerce.js';
@@ -84,8 +84,7 @@ export function parseShapesFile(text: string, catalog: ShapeCatalog): ShapesFile
     json = JSON.parse(text);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    const place = jsonErrorPlace(text, message);
-    throw new ShapesFileError(`not JSON: ${place ? `line ${place.line}, column ${place.column}: ${place.problem}` : oneLine(message)}`);
+    throw new ShapesFileError(`not JSON: ${jsonErrorPhrase(text, message) ?? oneLine(message)}`);
   }
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {

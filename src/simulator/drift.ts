@@ -13,19 +13,15 @@
  * compatible type beside `StartPosition` would leave the suggestion two candidates, and none chosen.
  */
 
+import { parseUsDateTime } from '../api/schemas/primitives.js';
+
 type Item = Record<string, unknown>;
 
 const isItem = (v: unknown): v is Item => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** `5/11/2015 7:30:00 PM` as `2015-05-11T19:30:00`; anything else as it came. */
+/** `5/11/2015 7:30:00 PM` as `2015-05-11T19:30:00`, read as pitwall reads it; anything else as it came. */
 function isoDateTime(us: unknown): unknown {
-  if (typeof us !== 'string') return us;
-  const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4}) (\d{1,2}):(\d{2}):(\d{2}) ([AP]M)$/.exec(us);
-  if (!m) return us;
-  const [, month, day, year, hour, minute, second, ampm] = m as unknown as [string, string, string, string, string, string, string, string];
-  const h24 = (Number(hour) % 12) + (ampm === 'PM' ? 12 : 0);
-  const p = (s: string | number) => String(s).padStart(2, '0');
-  return `${year}-${p(month)}-${p(day)}T${p(h24)}:${minute}:${second}`;
+  return (typeof us === 'string' && parseUsDateTime(us)?.replace(' ', 'T')) || us;
 }
 
 /** `Pro Late Model` as `PLM`. */

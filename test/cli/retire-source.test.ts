@@ -140,6 +140,9 @@ describe('a source removed from PITWALL_SOURCES, and pitwall retire-source', () 
   it('marks its rows deleted, so the views stop showing them, and leaves the other source alone', async () => {
     const rows = await mrpRows('track-b');
     expect(await viewRows('track-b')).toBeGreaterThan(0);
+    const openVersions = async () =>
+      (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM analytics.point_standings_history WHERE source = 'track-b' AND valid_to IS NULL`)).rows[0]!.n;
+    expect(await openVersions()).toBeGreaterThan(0);
     const other = await digest('track-a');
     const otherInViews = await viewRows('track-a');
 
@@ -151,6 +154,8 @@ describe('a source removed from PITWALL_SOURCES, and pitwall retire-source', () 
 
     expect(await mrpRows('track-b')).toEqual({ all: rows.all, live: 0 });
     expect(await viewRows('track-b')).toBe(0);
+    // The standings history closes the versions of the standings marked deleted (docs/scaling.md).
+    expect(await openVersions()).toBe(0);
     expect(await digest('track-a')).toEqual(other);
     expect(await viewRows('track-a')).toBe(otherInViews);
     const status = await runCli(['status', '--source', 'track-b'], one());

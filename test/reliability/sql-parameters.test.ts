@@ -71,8 +71,8 @@ const REVIEWED: Record<string, Record<string, string>> = {
       'splices FAILED_RUNS only, a constant of this file (the same expression for the count and the decision); every value is a $n parameter',
   },
   'src/sync/sql/retire-source.ts': {
-    'sql(name)': 'statements per table of the Drizzle schema, each naming its table by qualified(): names the schema declares, in double quotes; the source is $1',
-    '*': 'n is a table name from the Drizzle schema, quoted by qualified(); the source is $1',
+    'sql(name)': 'statements per table of the Drizzle schema, each naming its table by names(): the schema\u2019s own names, quoted by quoteIdent; the source is $1',
+    '*': 'n is a table name from the Drizzle schema, quoted by quoteIdent; the source is $1',
   },
   'src/db/catalog-keys.ts': {
     '*': 'tables, columns and constraint names of RELATIONSHIPS and its constraintName(), constants of the schema, or read back from pg_constraint already quoted by format(%I); the comment goes through escapeLiteral',

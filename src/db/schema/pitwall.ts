@@ -79,7 +79,12 @@ export const syncState = pitwall.table(
     /** Set aside: runs skip the scope until then (a failure kind repeated in two runs in a row); NULL = tried every run. */
     set_aside_until: tstz('set_aside_until'),
   },
-  (t) => [primaryKey({ columns: [t.source, t.endpoint, t.params] })],
+  (t) => [
+    primaryKey({ columns: [t.source, t.endpoint, t.params] }),
+    // Every run reads its source's set-aside scopes, every metrics scrape all of them: a handful
+    // of rows among a warehouse's thousands of scopes.
+    index('sync_state_set_aside_idx').on(t.source, t.set_aside_until).where(sql`set_aside_until IS NOT NULL`),
+  ],
 );
 
 /** Items or whole bodies that failed validation. The key is never part of `params`. */

@@ -133,8 +133,11 @@ export interface StatusPageOptions {
 const FAILING_PER_ENDPOINT = 5;
 const SET_ASIDE_SHOWN = 50;
 
-/** The sources the page shows, with their schedules and shapes. */
-async function shownSources(db: pg.Pool, options: StatusPageOptions): Promise<Array<Required<WorkerSource>>> {
+/**
+ * The sources the page shows, with their schedules and shapes, and whether the worker runs each:
+ * null when no worker says (outside a worker, nothing is known of what is configured).
+ */
+async function shownSources(db: pg.Pool, options: StatusPageOptions): Promise<Array<Required<WorkerSource> & { configured: boolean | null }>> {
   const given = options.sources?.() ?? [];
   const names = [...given.map((s) => s.name)];
   for (const name of await recordedSources(db)) if (!names.includes(name)) names.push(name);
@@ -142,7 +145,7 @@ async function shownSources(db: pg.Pool, options: StatusPageOptions): Promise<Ar
   return names.map((name) => {
     const own = given.find((s) => s.name === name);
     const nextRuns = own ? (own.nextRuns ?? {}) : options.sources ? {} : (options.nextRuns?.() ?? {});
-    return { name, nextRuns, shapes: own?.shapes ?? options.shapes ?? null };
+    return { name, nextRuns, shapes: own?.shapes ?? options.shapes ?? null, configured: options.sources ? own !== undefined : null };
   });
 }
 
@@ -175,7 +178,7 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
   const shown = await shownSources(db, options);
   const names = shown.map((s) => s.name);
 
-  const [jobs, running, runs, perJob, endpoints, failing, rejected, drift, rows, changes, missing, setAside] = await Promise.all([
+  const [jobs, running, runs, perJob, endpoints, failing, rejected, drift, rows, changes, missing, setAside, gone] = await Promise.all([
     jobStates(db, names),
     runningRuns(db, names),
     recentRuns(db, names, limit),
@@ -188,6 +191,8 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     lastChanges(db),
     missingFields(db, names),
     setAsideScopes(db, names, SET_ASIDE_SHOWN),
+    // Only a worker knows which sources are configured: it gives them in `sources`.
+    noLongerConfigured(db, shown.filter((s) => s.configured === false).map((s) => s.name)),
   ]);
   const now = Date.now();
 
@@ -207,9 +212,6 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     drift: drift.get(e.source)?.[e.endpoint] ?? null,
   }));
 
-  // Only a worker knows which sources are configured: it gives them in `sources`.
-  const given = options.sources?.().map((w) => w.name);
-  const gone = given ? await noLongerConfigured(db, names.filter((n) => !given.includes(n))) : new Map<string, NoLongerConfigured>();
   const sources = shown.map((s) => ({
     source: s.name,
     next_runs: Object.fromEntries(Object.entries(s.nextRuns).map(([job, at]) => [job, at ?? null])),

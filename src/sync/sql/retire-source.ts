@@ -2,6 +2,7 @@ import { is } from 'drizzle-orm';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 
+import { quoteIdent } from '../../db/load/table-meta.js';
 import { pointStandingsHistory } from '../../db/schema/analytics.js';
 import { SOURCE_COLUMN } from '../../db/schema/columns.js';
 import { warehouseTables } from '../../db/schema/mrp.js';
@@ -17,10 +18,11 @@ export type RetireOutcome =
   /** Another process holds one of the source's job locks: the run holding it, when one is recorded running. */
   | { done: false; running: { run_id: number; job: string; started_at: string } | null };
 
-const qualified = (table: PgTable) => {
-  const { schema, name } = getTableConfig(table);
-  return `"${schema ?? 'public'}"."${name}"`;
-};
+/** A table's name in the outcome (`mrp.events`), and quoted for SQL by the loader's checked quoteIdent. */
+function names(table: PgTable): { shown: string; sql: string } {
+  const { schema = 'public', name } = getTableConfig(table);
+  return { shown: `${schema}.${name}`, sql: `${quoteIdent(schema)}.${quoteIdent(name)}` };
+}
 
 /** Every table of schema pitwall with a `source` column (runs, scopes, bodies, pace, …): read from the schema, so a new one is not forgotten. */
 const PITWALL_TABLES: readonly PgTable[] = (Object.values(pitwallTables) as unknown[]).filter(
@@ -56,8 +58,8 @@ export async function retireSource(db: pg.Pool, source: string, mode: 'mark' | '
     }
     const rows: Record<string, number> = {};
     const apply = async (table: PgTable, sql: (name: string) => string) => {
-      const name = qualified(table);
-      rows[name.replaceAll('"', '')] = (await client.query(sql(name), [source])).rowCount ?? 0;
+      const { shown, sql: name } = names(table);
+      rows[shown] = (await client.query(sql(name), [source])).rowCount ?? 0;
     };
     const mrpTables = Object.values(warehouseTables) as PgTable[];
     if (mode === 'mark') {

@@ -1,0 +1,1 @@
+CREATE INDEX "sync_state_set_aside_idx" ON "pitwall"."sync_state" USING btree ("source","set_aside_until") WHERE set_aside_until IS NOT NULL;
