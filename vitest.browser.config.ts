@@ -4,9 +4,15 @@ import base, { BROWSER_TESTS } from './vitest.config.js';
 
 /**
  * `npm run test:browser`: the tests that drive a real browser (test/helpers/chromium.ts finds it),
- * with the main suite's setup. Without a browser each of them fails saying how to name one.
+ * with the main suite's setup but the embedded warehouse's template, which none of them uses.
+ * Without a browser each of them fails saying how to name one.
  */
 export default defineConfig({
   ...base,
-  test: { ...base.test, include: [BROWSER_TESTS], exclude: configDefaults.exclude },
+  test: {
+    ...base.test,
+    include: [BROWSER_TESTS],
+    exclude: configDefaults.exclude,
+    globalSetup: ['test/setup/run-dir.ts', 'test/setup/global-db.ts'],
+  },
 });

@@ -23,13 +23,6 @@ describe('the README', () => {
     expect(Buffer.byteLength(README)).toBeLessThanOrEqual(10 * 1024);
     expect(README).toContain('(docs/configuration.md)');
   });
-
-  it('sends the first steps against the simulator to the simulator, and the real-key steps to the real API', () => {
-    // A block that sets the simulator's key also sets its URL; one with a real key unsets the URL.
-    const blocks = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    for (const b of blocks.filter((x) => x.includes('MRP_API_KEY=sim-'))) expect(b).toMatch(/MRP_API_BASE_URL=http:\/\/127\.0\.0\.1/);
-    for (const b of blocks.filter((x) => /MRP_API_KEY=\.\.\./.test(x))) expect(b).toMatch(/unset MRP_API_BASE_URL/);
-  });
 });
 
 describe('docs/configuration.md', () => {

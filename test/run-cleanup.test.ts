@@ -78,8 +78,8 @@ describe('a test run leaves no server and no directory behind (test/setup/run-di
     const run = startRun('wait');
     expect(await within(180_000, () => existsSync(run.ready) || run.child.exitCode !== null), run.output()).toBe(true);
     expect(existsSync(run.ready), run.output()).toBe(true);
-    // The run's own server and the file's (the embedded template's is stopped once made).
-    expect(serversOf(run.tmp).size).toBe(2);
+    // The file's own server at least (the run's starts there too, unless a container gives it one).
+    expect(serversOf(run.tmp).size, run.output()).toBeGreaterThanOrEqual(1);
     await stopMidRun(signal, run.child, run.exited);
     expect(await within(30_000, () => leftBy(run.tmp).length === 0), leftBy(run.tmp).join('\n')).toBe(true);
   }, 300_000);

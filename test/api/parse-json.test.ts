@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 
 import { inexactNumbers, mayHoldInexactNumber, parseJson } from '../../src/api/parse-json.js';
 import { ExactNumber } from '../../src/exact-number.js';
-import { startSimulator, SIMULATOR_KEY } from '../../src/simulator/server.js';
+import { SIMULATOR_KEY } from '../../src/simulator/server.js';
+import { useSimulator } from '../helpers/fixture.js';
 
 /** A value with each ExactNumber as `{ exact: text }`, so toEqual can compare it. */
 const shown = (v: unknown): unknown =>
@@ -15,6 +16,7 @@ const shown = (v: unknown): unknown =>
         : v;
 
 describe('numbers JSON.parse cannot carry', () => {
+  const sim = useSimulator({ scale: 'small', seed: 5 });
   const text =
     '{"Note":"1e400 \\" 123456789012345678901234567890 \\u0000\\u0001 \\\\","Start":1e400,"Place":-123456789012345678901234567890,' +
     '"Exact":[9007199254740991,-9007199254740992,96867559183537540,1000000000000000000000,1.5e300,0.30000000000000004],"Past":9007199254740993,"Low":-1E+400,"RequestCachedTicks":639197136000000000}';
@@ -50,8 +52,7 @@ describe('numbers JSON.parse cannot carry', () => {
   });
 
   it('leave a normal body to one JSON.parse: the pre-check says no, at a small part of the parse', async () => {
-    const sim = await startSimulator({ scale: 'small', seed: 5 });
-    const body = await (await fetch(`${sim.url}/v2/schedules/results/feed/?key=${SIMULATOR_KEY}`)).text().finally(() => sim.close());
+    const body = await (await fetch(`${sim.url}/v2/schedules/results/feed/?key=${SIMULATOR_KEY}`)).text();
     expect(body).toMatch(/"RequestCachedTicks":\d{18}/); // past 2^53 in every body
     expect(mayHoldInexactNumber(body)).toBe(false);
     expect(parseJson(body)).toEqual(JSON.parse(body));

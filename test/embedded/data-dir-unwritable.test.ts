@@ -14,6 +14,24 @@ import { stderrLines } from './serving.js';
 const remedy = 'set PITWALL_DATA_DIR to a directory pitwall may write, or set DATABASE_URL to use a PostgreSQL server';
 const oneLine = (dir: string, cause: string) => [`pitwall: cannot open the warehouse at ${dir}: PITWALL_DATA_DIR (${dir}) is not writable: ${cause}; ${remedy}`];
 
+const root = process.getuid?.() === 0;
+/** What pitwall says of a directory it may not write: read-only as root (a bind mount), not permitted otherwise. */
+const READ_ONLY_CAUSE = root ? 'read-only file system (EROFS)' : 'permission denied (EACCES)';
+
+/**
+ * `pitwall sql` with PITWALL_DATA_DIR=`dataDir`, `mount` read-only: a read-only bind mount in a
+ * mount namespace of the command's own (root, as here); for another user, a directory it may not
+ * write. Bounded like runCli.
+ */
+function underReadOnly(mount: string, dataDir: string): Promise<{ code: number; stderr: string }> {
+  const pitwall = `exec ${process.execPath} ${PITWALL_BIN} sql 'SELECT 1'`;
+  const [file, args] = root ? ['unshare', ['--mount', 'sh', '-c', `mount --bind -o ro ${mount} ${mount} && ${pitwall}`]] : ['sh', ['-c', `chmod 500 ${mount} && ${pitwall}`]];
+  return promisify(execFile)(file, args, { env: { PATH: process.env.PATH ?? '', PITWALL_DATA_DIR: dataDir }, timeout: 60_000 }).then(
+    () => ({ code: 0, stderr: '' }),
+    (err: { code: number; stderr: string }) => err,
+  );
+}
+
 describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
   const tmp = warehouseTempDir('pitwall-unwritable');
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -33,17 +51,9 @@ describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
   it('on a read-only file system, with a warehouse in it: one line naming the variable, no stack', async () => {
     const dir = copyEmbeddedTemplate();
     try {
-      // A read-only bind mount of the directory, in a mount namespace of the command's own
-      // (root, as here); another user gets a directory it may not write instead.
-      const root = process.getuid?.() === 0;
-      const pitwall = `exec ${process.execPath} ${PITWALL_BIN} sql 'SELECT 1'`;
-      const [file, args] = root ? ['unshare', ['--mount', 'sh', '-c', `mount --bind -o ro ${dir} ${dir} && ${pitwall}`]] : ['sh', ['-c', `chmod 500 ${dir} && ${pitwall}`]];
-      const r = await promisify(execFile)(file, args, { env: { PATH: process.env.PATH ?? '', PITWALL_DATA_DIR: dir } }).then(
-        () => ({ code: 0, stderr: '' }),
-        (err: { code: number; stderr: string }) => err,
-      );
+      const r = await underReadOnly(dir, dir);
       expect(r.code).toBe(1);
-      expect(stderrLines(r.stderr)).toEqual(oneLine(dir, root ? 'read-only file system (EROFS)' : 'permission denied (EACCES)'));
+      expect(stderrLines(r.stderr)).toEqual(oneLine(dir, READ_ONLY_CAUSE));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -53,15 +63,9 @@ describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
     const mount = join(tmp, 'read-only');
     mkdirSync(mount);
     const dir = join(mount, 'new', 'warehouse');
-    const root = process.getuid?.() === 0;
-    const pitwall = `exec ${process.execPath} ${PITWALL_BIN} sql 'SELECT 1'`;
-    const [file, args] = root ? ['unshare', ['--mount', 'sh', '-c', `mount --bind -o ro ${mount} ${mount} && ${pitwall}`]] : ['sh', ['-c', `chmod 500 ${mount} && ${pitwall}`]];
-    const r = await promisify(execFile)(file, args, { env: { PATH: process.env.PATH ?? '', PITWALL_DATA_DIR: dir } }).then(
-      () => ({ code: 0, stderr: '' }),
-      (err: { code: number; stderr: string }) => err,
-    );
+    const r = await underReadOnly(mount, dir);
     expect(r.code).toBe(1);
-    expect(stderrLines(r.stderr)).toEqual(oneLine(dir, root ? 'read-only file system (EROFS)' : 'permission denied (EACCES)'));
+    expect(stderrLines(r.stderr)).toEqual(oneLine(dir, READ_ONLY_CAUSE));
   });
 
   it('where the file system makes no directory (/proc): one line, where mkdir -p would spin for ever', async () => {

@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
@@ -12,7 +12,8 @@ export const BROWSER_COMMANDS = ['chromium', 'chromium-browser', 'google-chrome'
 const executable = (path: string) => {
   try {
     accessSync(path, constants.X_OK);
-    return true;
+    // A directory is "executable" too.
+    return statSync(path).isFile();
   } catch {
     return false;
   }

@@ -50,7 +50,7 @@ export async function settledLeaks(before: Resources, scope: LeakScope, settleMs
   }
 }
 
-function readOr(path: string, fallback: string): string {
+export function readOr(path: string, fallback: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch {
@@ -59,7 +59,7 @@ function readOr(path: string, fallback: string): string {
   }
 }
 
-const pids = (): number[] => readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number);
+export const pids = (): number[] => readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number);
 const commandLine = (pid: number): string[] => readOr(`/proc/${pid}/cmdline`, '').split('\0').filter(Boolean);
 
 function childProcesses(): Map<number, string> {
@@ -73,17 +73,25 @@ function childProcesses(): Map<number, string> {
   return children;
 }
 
-function serversUnder(dirs: readonly string[]): Map<number, string> {
+/** Every PostgreSQL server (postmaster) on the machine, by pid, with its data directory. */
+export function postmasters(): Map<number, string> {
   const servers = new Map<number, string>();
-  if (dirs.length === 0) return servers;
   for (const pid of pids()) {
     const argv = commandLine(pid);
     // The postmaster keeps its argv; its backends rename themselves "postgres: ...".
     if (!argv[0]?.endsWith('/postgres') && argv[0] !== 'postgres') continue;
     const data = argv[argv.indexOf('-D') + 1];
-    if (argv.includes('-D') && data && dirs.some((d) => data === d || data.startsWith(`${d}/`))) servers.set(pid, data);
+    if (argv.includes('-D') && data) servers.set(pid, data);
   }
   return servers;
+}
+
+/** Whether `path` is `dir` or inside it. */
+export const under = (path: string, dir: string): boolean => path === dir || path.startsWith(`${dir}/`);
+
+function serversUnder(dirs: readonly string[]): Map<number, string> {
+  if (dirs.length === 0) return new Map();
+  return new Map([...postmasters()].filter(([, data]) => dirs.some((d) => under(data, d))));
 }
 
 interface TcpEntry {

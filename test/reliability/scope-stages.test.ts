@@ -40,9 +40,9 @@ describe.each(BACKENDS)('a failure in any stage of one visit (%s)', (backend) =>
     upstream = await startHostileUpstream(sim.url, new Map(hostile));
     const load = victims.find((v) => v.how === 'trigger')!;
     await db.pool.query(`
-      CREATE FUNCTION pg_temp_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION refuse_for_the_test() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'refused for the test' USING ERRCODE = '22023'; END $$;
-      CREATE TRIGGER refuse BEFORE INSERT ON mrp.${load.ep} FOR EACH ROW WHEN (NEW.event_id = ${load.eventId}) EXECUTE FUNCTION pg_temp_refuse();`);
+      CREATE TRIGGER refuse BEFORE INSERT ON mrp.${load.ep} FOR EACH ROW WHEN (NEW.event_id = ${load.eventId}) EXECUTE FUNCTION refuse_for_the_test();`);
   });
   afterAll(() => upstream.close());
 

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { CLUSTERS_DIR } from '../../src/embedded/cluster-home.js';
+import { postmasters, readOr, under } from '../helpers/leaks.js';
 
 /**
  * What a test run leaves when it is stopped (Ctrl-C, a kill, a crash) is removed by a watchdog.
@@ -20,38 +21,21 @@ import { CLUSTERS_DIR } from '../../src/embedded/cluster-home.js';
 const POLL_MS = 250;
 const STOP_WAIT_MS = 10_000;
 
-function readOr(path: string, fallback: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    // The process ended, or the file is not there.
-    return fallback;
-  }
-}
-
-const pids = (): number[] => readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number);
-
 /** Alive and not a zombie: a run killed but not yet reaped by its parent is gone for us. */
 export function running(pid: number): boolean {
   const stat = readOr(`/proc/${pid}/stat`, '');
   return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
 }
 
-const under = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
 
-/** Postmasters whose cluster belongs to `dir`, with their data directory. */
+/** Postmasters whose cluster belongs to `dir` (a relocated one's home names a warehouse directory in it), with their data directory. */
 export function serversOf(dir: string): Map<number, string> {
-  const servers = new Map<number, string>();
-  for (const pid of pids()) {
-    const argv = readOr(`/proc/${pid}/cmdline`, '').split('\0');
-    // The postmaster keeps its argv; its backends rename themselves "postgres: ...".
-    if (!argv[0]?.endsWith('/postgres') || !argv.includes('-D')) continue;
-    const data = argv[argv.indexOf('-D') + 1] ?? '';
-    // A relocated cluster's home names the warehouse directory it belongs to.
-    const owner = readOr(join(dirname(data), 'warehouse-dir'), '').trim();
-    if (under(data, dir) || (owner && under(owner, dir))) servers.set(pid, data);
-  }
-  return servers;
+  return new Map(
+    [...postmasters()].filter(([, data]) => {
+      const owner = readOr(join(dirname(data), 'warehouse-dir'), '').trim();
+      return under(data, dir) || (owner !== '' && under(owner, dir));
+    }),
+  );
 }
 
 /**
