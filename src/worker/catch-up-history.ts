@@ -1,9 +1,11 @@
+import { hostname } from 'node:os';
+
 import type pg from 'pg';
 
 import { JOB_NAMES, type JobName } from '../sync/jobs.js';
 import { LOCK_NAMESPACE, runLockIds } from '../sync/sql/job-lock.js';
 
-import type { CatchUpHistory } from './catch-up-plan.js';
+import type { CatchUpHistory, RunningRun } from './catch-up-plan.js';
 
 /** The second halves of the pitwall advisory locks some session holds in this database (a read-only look). */
 async function heldLockIds(db: pg.Pool): Promise<Set<number>> {
@@ -16,13 +18,23 @@ async function heldLockIds(db: pg.Pool): Promise<Set<number>> {
   return new Set(rows.map((r) => Number(r.id)));
 }
 
+function runningRun(r: { run_id: number; host: string | null; pid: number | null }): RunningRun {
+  return { runId: r.run_id, host: r.host, pid: r.pid, here: r.host === hostname() && r.pid === process.pid };
+}
+
 /**
  * For one source, each job's last success, its failed or abandoned catch-ups since then, and a run of it still
  * recorded running, from pitwall.sync_runs: the backoff survives restarts because it is read,
  * not remembered.
  */
 export async function catchUpHistory(db: pg.Pool, source: string): Promise<Partial<Record<JobName, CatchUpHistory>>> {
-  const { rows } = await db.query<{ job: string; last_success: Date | null; failed: number; last_failed_at: Date | null; last_beat_at: Date | null }>(
+  const { rows } = await db.query<{
+    job: string;
+    last_success: Date | null;
+    failed: number;
+    last_failed_at: Date | null;
+    running: { run_id: number; host: string | null; pid: number | null; beat: string } | null;
+  }>(
     `WITH success AS (
        SELECT job, max(finished_at) AS at FROM pitwall.sync_runs WHERE source = $2 AND status = 'succeeded' GROUP BY job
      ), failed AS (
@@ -31,8 +43,10 @@ export async function catchUpHistory(db: pg.Pool, source: string): Promise<Parti
         WHERE r.source = $2 AND r.trigger = 'catch-up' AND r.status IN ('failed', 'abandoned') AND (s.at IS NULL OR r.started_at > s.at)
      )
      SELECT j.job, s.at AS last_success, count(f.at)::int AS failed, max(f.at) AS last_failed_at,
-            (SELECT max(COALESCE(x.heartbeat_at, x.started_at)) FROM pitwall.sync_runs x
-              WHERE x.source = $2 AND x.job = j.job AND x.status = 'running') AS last_beat_at
+            (SELECT json_build_object('run_id', x.run_id, 'host', x.host, 'pid', x.pid, 'beat', COALESCE(x.heartbeat_at, x.started_at))
+               FROM pitwall.sync_runs x
+              WHERE x.source = $2 AND x.job = j.job AND x.status = 'running'
+              ORDER BY COALESCE(x.heartbeat_at, x.started_at) DESC LIMIT 1) AS running
        FROM unnest($1::text[]) AS j(job)
        LEFT JOIN success s USING (job)
        LEFT JOIN failed f USING (job)
@@ -47,7 +61,7 @@ export async function catchUpHistory(db: pg.Pool, source: string): Promise<Parti
         failedCatchUps: r.failed,
         ...(r.last_success ? { lastSuccess: r.last_success } : {}),
         ...(r.last_failed_at ? { lastFailedAt: r.last_failed_at } : {}),
-        ...(r.last_beat_at ? { running: { lastBeatAt: r.last_beat_at, lockHeld: runLockIds(source, r.job).some((id) => held.has(id)) } } : {}),
+        ...(r.running ? { running: { lastBeatAt: new Date(r.running.beat), lockHeld: runLockIds(source, r.job).some((id) => held.has(id)), run: runningRun(r.running) } } : {}),
       },
     ]),
   );

@@ -14,15 +14,23 @@ export interface CatchUpHistory {
    * A run of it recorded `running`, after dead runs were marked: its last sign of life, and
    * whether a session holds the job's lock (then it is alive in another process).
    */
-  running?: { lastBeatAt: Date; lockHeld: boolean };
+  running?: { lastBeatAt: Date; lockHeld: boolean; run: RunningRun };
+}
+
+/** A run recorded running: its id, and whether this process is the one running it (the job queue may hand a dead worker's job to it). */
+export interface RunningRun {
+  runId: number;
+  here: boolean;
+  host: string | null;
+  pid: number | null;
 }
 
 export type CatchUpDecision =
   | { job: JobName; action: 'none' }
   /** `failedCatchUps`: since the last success, so each retry after a failed catch-up differs. */
   | { job: JobName; action: 'run'; lastSuccess?: Date; lastFired: Date | null; failedCatchUps: number }
-  /** Another process is running the job now: its run will catch it up. */
-  | { job: JobName; action: 'elsewhere' }
+  /** A run of the job is going now (in another process, or here through the job queue): it will catch the job up. */
+  | { job: JobName; action: 'elsewhere'; run?: RunningRun }
   /**
    * `backoff`: after failed catch-ups. `unconfirmed`: a run recorded running whose lock is free
    * but whose heartbeat is fresh, so it cannot be told dead yet (a worker restarted at once after
@@ -58,7 +66,7 @@ export function decideCatchUp(
   if (!behind) return { job, action: 'none' };
   const failedCatchUps = history?.failedCatchUps ?? 0;
   const running = history?.running;
-  if (running?.lockHeld) return { job, action: 'elsewhere' };
+  if (running?.lockHeld) return { job, action: 'elsewhere', run: running.run };
   if (running) {
     // A second past staleness, so the dead-run check that precedes the next look marks it.
     const retryAt = new Date(running.lastBeatAt.getTime() + staleAfterMs + 1000);

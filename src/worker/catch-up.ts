@@ -10,7 +10,7 @@ import type { RunSummary } from '../sync/run.js';
 import { markDeadRuns } from '../sync/sql/dead-runs.js';
 
 import { catchUpHistory } from './catch-up-history.js';
-import { catchUpsToRun, coveredLastSuccess, decideCatchUp, type CatchUpDecision } from './catch-up-plan.js';
+import { catchUpsToRun, coveredLastSuccess, decideCatchUp, type CatchUpDecision, type RunningRun } from './catch-up-plan.js';
 import type { ScheduledJob } from './scheduler.js';
 
 export interface CatchUpOptions {
@@ -50,6 +50,26 @@ const iso = (d: Date | null | undefined) => d?.toISOString() ?? 'never';
 export const catchUpFire = (d: Extract<CatchUpDecision, { action: 'run' }>): string =>
   `${(d.lastFired ?? new Date(0)).toISOString()}#${String(d.failedCatchUps).padStart(6, '0')}`;
 
+/**
+ * What the worker that runs a catch-up says, read from its fire (catchUpFire), so that it is said
+ * by the worker that acts, whichever of those that decided it took the job.
+ */
+export function catchingUpMessage(job: JobName, fire: string): string {
+  const [at = '', failed = '0'] = fire.split('#');
+  const lastFired = new Date(at);
+  const fired = Number.isNaN(lastFired.getTime()) || lastFired.getTime() === 0 ? 'schedule not fired yet' : `schedule last fired ${lastFired.toISOString()}`;
+  const retries = Number(failed) > 0 ? `, after ${Number(failed)} failed catch-up(s)` : '';
+  return `catching up: ${job}, ${fired}${retries}`;
+}
+
+/** Where the run a catch-up is left to goes on: this worker (the job queue handed it here), or another process. */
+function whereRunning(run: RunningRun | undefined): string {
+  if (!run) return 'the run of it going in another process';
+  if (run.here) return `its run ${run.runId}, going in this worker`;
+  const who = run.pid !== null ? `process ${run.pid}${run.host ? ` on ${run.host}` : ''}` : 'another process';
+  return `its run ${run.runId}, going in ${who}`;
+}
+
 async function decide(options: CatchUpOptions): Promise<CatchUpDecision[]> {
   // Dead runs first, so a catch-up that died counts as failed rather than as running.
   await markDeadRuns(options.pool);
@@ -76,9 +96,11 @@ export function startCatchUp(options: CatchUpOptions): CatchUp {
   let full = false;
 
   const runOne = async (d: Extract<CatchUpDecision, { action: 'run' }>): Promise<Pick<RunSummary, 'status'>> => {
-    logger.info(
+    // At debug: with the job queue every worker decides alike, and only the one that takes the
+    // job says it catches up (catchingUpMessage, logged by the worker's run).
+    logger.debug(
       { job: d.job, lastSuccess: d.lastSuccess?.toISOString() ?? null, lastFired: d.lastFired?.toISOString() ?? null },
-      `catching up: ${d.job}, last success ${iso(d.lastSuccess)}, schedule last fired ${iso(d.lastFired)}`,
+      `catch-up of ${d.job} due: last success ${iso(d.lastSuccess)}, schedule last fired ${iso(d.lastFired)}`,
     );
     full = d.job === 'full';
     try {
@@ -93,7 +115,7 @@ export function startCatchUp(options: CatchUpOptions): CatchUp {
       const decisions = (await decide(options)).filter((d) => !settled.has(d.job));
       for (const d of decisions) {
         if (d.action !== 'elsewhere') continue;
-        if (!elsewhere.has(d.job)) logger.info({ job: d.job }, `catch-up of ${d.job} left to the run of it going in another process`);
+        if (!elsewhere.has(d.job)) logger.info({ job: d.job, runId: d.run?.runId }, `catch-up of ${d.job} left to ${whereRunning(d.run)}`);
         elsewhere.add(d.job);
         // A full going elsewhere holds live and season up (catchUpsToRun): looked at again until it ends.
         if (d.job !== 'full') settled.add(d.job);

@@ -12,7 +12,7 @@ import { recordConfiguredSources } from '../sync/sql/configured-sources.js';
 import { markDeadRuns } from '../sync/sql/dead-runs.js';
 import type { SyncDeps } from '../sync/types.js';
 
-import { startCatchUp, type CatchUp } from './catch-up.js';
+import { catchingUpMessage, startCatchUp, type CatchUp } from './catch-up.js';
 import { gracefulStop } from './graceful-stop.js';
 import { checkHealth } from './health.js';
 import { lastSuccesses } from './last-successes.js';
@@ -102,6 +102,12 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
     return run;
   };
 
+  // Said by the worker that runs it: with the job queue, only one of the workers that decided it.
+  const runCatchUp = (job: JobName, fire: string, sourceName: string): Promise<RunSummary> => {
+    (sourceName === DEFAULT_SOURCE ? logger : logger.child({ source: sourceName })).info({ job, fire }, catchingUpMessage(job, fire));
+    return runJob(job, 'catch-up', sourceName);
+  };
+
   // A run records its own failure; an exception here means the database failed before the run
   // could even be recorded (or the job queued). Logged, and the next tick tries again.
   const scheduledRun = (jobs: SourceJobs, job: JobName, firedAt: Date): Promise<unknown> => {
@@ -153,7 +159,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
         logger,
         concurrency: config.workerJobs,
         sources: sources.map((s) => s.source.name),
-        run: (queued) => runJob(queued.job, queued.trigger, queued.source),
+        run: (queued) => (queued.trigger === 'catch-up' ? runCatchUp(queued.job, queued.fire, queued.source) : runJob(queued.job, queued.trigger, queued.source)),
       });
     }
     for (const jobs of sources) {
@@ -172,7 +178,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
           logger: sourceLogger,
           jobs: scheduled,
           timezone: config.timezone,
-          run: (job, fire) => (engine ? catchUpThroughQueue(deps.pool, name, job, fire, stopping.signal) : runJob(job, 'catch-up', name)),
+          run: (job, fire) => (engine ? catchUpThroughQueue(deps.pool, name, job, fire, stopping.signal) : runCatchUp(job, fire, name)),
         });
       }
     }

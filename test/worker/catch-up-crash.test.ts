@@ -17,6 +17,7 @@ import { waitForCount } from './process.js';
 describe('a worker that crashes during its catch-up', () => {
   let db: TestDatabase;
   let sim: RunningSimulator;
+  const messagesOf = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => (JSON.parse(l) as { msg: string }).msg);
   beforeAll(async () => {
     [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 22 })]);
     sim.setFaults({ latencyMs: 400 });
@@ -43,12 +44,14 @@ describe('a worker that crashes during its catch-up', () => {
       // The `runs`-th full walk has reported progress (a heartbeat comes every 5 s).
       await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND scopes_done > 0`, runs, 90_000);
       worker.child.kill('SIGKILL');
-      await worker.exited;
+      return messagesOf((await worker.exited).stderr);
     };
     await crashOnceWalking(1);
     // The second worker takes the dead run's job over once it is found dead (15 s after its last
-    // heartbeat), and dies in it too.
-    await crashOnceWalking(2);
+    // heartbeat), and dies in it too. It ran alone: whatever it left its catch-up to ran in it.
+    const second = await crashOnceWalking(2);
+    expect(second.filter((m) => /another process|going in process/.test(m))).toEqual([]);
+    expect(second.some((m) => m.startsWith('catching up: full'))).toBe(true);
 
     const third = startCli(['worker'], env, 180_000);
     try {
@@ -70,7 +73,7 @@ describe('a worker that crashes during its catch-up', () => {
     // Live and season catch up (the second worker may have died in one of them too).
     const { rows: others } = await db.pool.query(`SELECT DISTINCT job FROM pitwall.sync_runs WHERE job <> 'full' AND status = 'succeeded' ORDER BY job`);
     expect(others).toEqual([{ job: 'live' }, { job: 'season' }]);
-    const messages = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => (JSON.parse(l) as { msg: string }).msg);
+    const messages = messagesOf(r.stderr);
     expect(messages.some((m) => m.startsWith('catch-up of full backing off after 2 failed catch-up(s)'))).toBe(true);
     // The job waits in the queue, not before the backoff's first step.
     const { rows: queued } = await db.pool.query<{ wait_s: number; locked: boolean }>(

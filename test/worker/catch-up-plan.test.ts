@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { catchUpDelayMs } from '../../src/worker/catch-up-delay.js';
 import { catchUpsToRun, coveredLastSuccess, decideCatchUp } from '../../src/worker/catch-up-plan.js';
-import { catchUpFire } from '../../src/worker/catch-up.js';
+import { catchUpFire, catchingUpMessage } from '../../src/worker/catch-up.js';
 
 const MIN = 60_000;
 const at = (iso: string) => new Date(iso);
@@ -54,16 +54,23 @@ describe('decideCatchUp', () => {
     expect(catchUpFire(retry) > catchUpFire(first)).toBe(true);
     expect(catchUpFire(first) > catchUpFire(never)).toBe(true);
   });
+
+  it('is read back by the worker that runs the catch-up into what it says', () => {
+    expect(catchingUpMessage('full', '2026-11-23T03:00:00.000Z#000000')).toBe('catching up: full, schedule last fired 2026-11-23T03:00:00.000Z');
+    expect(catchingUpMessage('live', '2026-11-23T03:00:00.000Z#000002')).toBe('catching up: live, schedule last fired 2026-11-23T03:00:00.000Z, after 2 failed catch-up(s)');
+    expect(catchingUpMessage('full', '1970-01-01T00:00:00.000Z#000000')).toBe('catching up: full, schedule not fired yet');
+  });
 });
 
 describe('decideCatchUp with a run of the job recorded running', () => {
   it('leaves the job to it when a session holds the job\'s lock', () => {
-    const running = { lastBeatAt: at('2026-11-23T21:39:58Z'), lockHeld: true };
-    expect(decideCatchUp('full', null, undefined, { failedCatchUps: 0, running }, NOW, STALE_MS).action).toBe('elsewhere');
+    const run = { runId: 7, here: false, host: 'other', pid: 41 };
+    const running = { lastBeatAt: at('2026-11-23T21:39:58Z'), lockHeld: true, run };
+    expect(decideCatchUp('full', null, undefined, { failedCatchUps: 0, running }, NOW, STALE_MS)).toEqual({ job: 'full', action: 'elsewhere', run });
   });
 
   it('waits until its heartbeat is stale when the lock is free, so a crash restarted at once does not walk again', () => {
-    const running = { lastBeatAt: at('2026-11-23T21:39:58Z'), lockHeld: false };
+    const running = { lastBeatAt: at('2026-11-23T21:39:58Z'), lockHeld: false, run: { runId: 7, here: false, host: 'other', pid: 41 } };
     expect(decideCatchUp('full', null, undefined, { failedCatchUps: 0, running }, NOW, STALE_MS)).toMatchObject({
       action: 'wait',
       reason: 'unconfirmed',

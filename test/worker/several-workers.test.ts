@@ -47,6 +47,15 @@ async function stopAll(workers: readonly RunningCli[]): Promise<Array<{ code: nu
 
 const CLEAN = { code: 0, stderr: '' };
 
+/** The sources a worker's log says it is catching up with a full. */
+const catchingUpFull = (stderr: string): string[] =>
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg: string; source?: string })
+    .filter((l) => l.msg.startsWith('catching up: full'))
+    .map((l) => l.source ?? '');
+
 describe('three worker processes on one database, three sources, an empty warehouse', () => {
   const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 11, sites: 3 });
   const sourcesEnv = useSourcesFile(SITES);
@@ -54,8 +63,9 @@ describe('three worker processes on one database, three sources, an empty wareho
   it('runs each source\'s full sync once, spread over the workers, each equal to its truth, within each key\'s rate', async () => {
     expect(REPLICAS).toBe(3);
     // One job at a time per worker, so the three sources' fulls must go to three workers.
-    const env = sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, sim.sites.map((s) => s.key), { ...WORKER_SETTINGS, PITWALL_WORKER_JOBS: '1' });
+    const env = sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, sim.sites.map((s) => s.key), { ...WORKER_SETTINGS, PITWALL_WORKER_JOBS: '1', PITWALL_LOG_LEVEL: 'info' });
     const workers = Array.from({ length: REPLICAS }, () => startCli(['worker'], env, 180_000));
+    let said: Array<{ pid: number | undefined; sources: string[] }> = [];
     try {
       // While the workers run the fulls, a manual sync of one source's live job shares its key's pace.
       await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE source = 'track-a' AND job = 'full' AND requests > 0`, 1, 60_000);
@@ -66,9 +76,14 @@ describe('three worker processes on one database, three sources, an empty wareho
       await new Promise((r) => setTimeout(r, 3_000));
     } finally {
       expect(await stopAll(workers)).toEqual(workers.map(() => CLEAN));
+      said = await Promise.all(workers.map(async (w) => ({ pid: w.child.pid, sources: catchingUpFull((await w.exited).stderr) })));
     }
     const { rows: runs } = await db.pool.query<Run>(`SELECT run_id, source, job, trigger, status, pid, requests FROM pitwall.sync_runs ORDER BY run_id`);
     const fulls = runs.filter((r) => r.job === 'full');
+    // Every worker decides each source's catch-up; only the one that runs it says it catches up.
+    expect(said.map((w) => ({ pid: w.pid, sources: w.sources.sort() }))).toEqual(
+      said.map((w) => ({ pid: w.pid, sources: fulls.filter((r) => r.pid === w.pid).map((r) => r.source).sort() })),
+    );
     expect(fulls.map((r) => [r.source, r.trigger, r.status]).sort()).toEqual(SITES.map((s) => [s, 'catch-up', 'succeeded']).sort());
     expect(new Set(fulls.map((r) => r.pid)).size).toBe(3);
     expect(runs.filter((r) => r.job !== 'full').map((r) => [r.source, r.job, r.trigger, r.status])).toEqual([['track-a', 'live', 'manual', 'succeeded']]);
