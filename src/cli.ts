@@ -36,7 +36,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'serve the built-in API simulator until stopped (--port 4010 --seed 7 --scale small --today YYYY-MM-DD --key KEY --faults JSON; pitwall simulate --help lists all)',
     load: () => import('./commands/simulate.js'),
   },
-  demo: { summary: 'simulator + embedded warehouse + sync in one go; prints standings and how to query (--scale --seed --dir)', load: () => import('./commands/demo.js') },
+  demo: { summary: 'simulator + embedded warehouse + sync in one go; prints standings and how to query (--scale --seed --today --dir)', load: () => import('./commands/demo.js') },
   sql: { summary: 'run SQL and print a table (--csv, --json, --param v, --recipe <cookbook id>)', load: () => import('./commands/sql.js') },
   'upgrade-warehouse': {
     summary: 'move an embedded warehouse made by PostgreSQL 17 (the previous release) to this release\'s PostgreSQL 18, checked table by table; keeps the old cluster beside it (postgres.pg17) and says how to go back; safe to interrupt and run again',

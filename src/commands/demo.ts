@@ -1,4 +1,5 @@
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { topOfStandings, warehouseCounts } from '../analytics/demo-report.js';
 import { loadConfig } from '../config.js';
@@ -23,25 +24,37 @@ const FOLLOW_UP_QUERY =
   'SELECT schedule_name, class_name, driver_name, point_total, wins FROM analytics.current_standings WHERE latest_season AND position = 1 ORDER BY 1, 2';
 const FOLLOW_UP_RECIPE = 'feature-wins-this-season';
 
+/** The cookbook shipped beside the code (src/commands or dist/commands), so an installed package names its own copy. */
+const COOKBOOK_PATH = fileURLToPath(new URL('../../docs/cookbook.md', import.meta.url));
+
 /**
- * `pitwall demo [--scale small] [--seed 7] [--dir DIR]`: the first five minutes in one command.
+ * The machine's date, as the warehouse's `localtimestamp` reads it: the recipes that compare
+ * with the clock (events-missing-results) then agree with the demo world on what is past.
+ */
+const localToday = (now = new Date()): string =>
+  `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+
+/**
+ * `pitwall demo [--scale small] [--seed 7] [--today YYYY-MM-DD] [--dir DIR]`: the first five minutes in one command.
  * Starts the simulator in this process, syncs it into a fresh embedded warehouse (DIR, by
  * default PITWALL_DATA_DIR/demo; DATABASE_URL is ignored, so a real database is never touched),
- * prints what was loaded and the top of the standings, and says how to query and attach.
+ * prints what was loaded and the top of the standings, and says how to query and attach. The
+ * world's today is the machine's (or --today), so its past is the recipes' past.
  * Offline: the simulator and the warehouse's PostgreSQL server both listen on 127.0.0.1.
  */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parse({
     args: ctx.args,
-    options: { ...HELP, scale: { type: 'string' }, seed: { type: 'string' }, dir: { type: 'string' } },
+    options: { ...HELP, scale: { type: 'string' }, seed: { type: 'string' }, today: { type: 'string' }, dir: { type: 'string' } },
   });
   const scale = (values.scale ?? 'small') as Scale;
   if (!SCALES.includes(scale)) throw new UsageError(`--scale must be one of ${SCALES.join(', ')}`);
   if (values.seed !== undefined && !/^\d+$/.test(values.seed)) throw new UsageError('--seed must be a whole number');
+  if (values.today !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.today)) throw new UsageError('--today must be a date, YYYY-MM-DD');
   const started = performance.now();
   const say = (text: string) => ctx.err?.(`${text}\n`);
 
-  const sim = await startSimulator({ scale, seed: Number(values.seed ?? 7) });
+  const sim = await startSimulator({ scale, seed: Number(values.seed ?? 7), today: values.today ?? localToday() });
   try {
     const config = loadConfig({
       ...ctx.env,
@@ -70,7 +83,9 @@ export async function run(ctx: CommandContext): Promise<number> {
       }
       const counts = await warehouseCounts(warehouse.pool);
       const top = await topOfStandings(warehouse.pool);
-      const where = relative('.', dir) || '.';
+      // Relative when under the working directory, as typed; absolute when a climb out of it would be longer to read.
+      const near = relative('.', dir) || '.';
+      const where = near.startsWith('..') ? resolve(dir) : near;
       ctx.out(
         [
           `Loaded ${counts.events} events (${counts.eventsWithResults} with results), ${counts.results} result rows, ${counts.drivers} drivers ` +
@@ -83,7 +98,7 @@ export async function run(ctx: CommandContext): Promise<number> {
             [false, true, false, false, true, true],
           ),
           '',
-          'Query it (views in schema analytics, tables in mrp; docs/cookbook.md has more):',
+          `Query it (views in schema analytics, tables in mrp; more recipes in ${COOKBOOK_PATH}):`,
           `  PITWALL_DATA_DIR=${where} npx pitwall sql "${FOLLOW_UP_QUERY}"`,
           `  PITWALL_DATA_DIR=${where} npx pitwall sql --recipe ${FOLLOW_UP_RECIPE}`,
           'Attach psql or a BI tool (DBeaver, Metabase, Grafana):',

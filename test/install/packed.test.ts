@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,6 +111,8 @@ describe('the packed package, installed from its tarball', () => {
     const demo = await run(pitwall, ['demo', '--dir', '.pitwall/demo'], app, 120_000);
     ok(demo);
     expect(demo.stdout).toMatch(/^Loaded \d+ events/m);
+    // The cookbook the demo names is the installed package's own copy.
+    expect(/more recipes in (\S+)\):/.exec(demo.stdout)?.[1]).toBe(realpathSync(join(app, 'node_modules', 'pitwall', 'docs', 'cookbook.md')));
     expect(await processesUnder(base)).toEqual([]);
 
     const readme = readFileSync(join(app, 'node_modules', 'pitwall', 'docs', 'operations.md'), 'utf8');
