@@ -1,9 +1,8 @@
 import { inspect } from 'node:util';
 
-import { ConfigError } from './api/errors.js';
-import { EXIT, UsageError, type CommandContext, type CommandModule } from './commands/context.js';
+import type { CommandContext, CommandModule } from './commands/context.js';
 import { CONFIG_VARIABLES } from './config.js';
-import { WarehouseUnavailableError } from './db/warehouse-unavailable.js';
+import { EXIT, PitwallError } from './errors.js';
 import { redact, secretsOf } from './secrets.js';
 
 /**
@@ -76,14 +75,12 @@ Exit codes: 0 success; 1 the run or command failed (a warehouse that cannot be o
 }
 
 /**
- * What a failed command prints. Errors that name their cause and remedy (bad usage, bad
- * configuration, a warehouse that cannot be opened) print one line; their stack and cause only
- * at debug level. Anything else is a bug or an unforeseen failure: its stack helps.
+ * What a failed command prints. An expected error names its cause and remedy (bad usage, bad
+ * configuration, a warehouse that cannot be opened): its message alone, with its stack and cause
+ * only at debug level. Anything else is a bug or an unforeseen failure: its stack helps.
  */
 function errorText(err: unknown, debug: boolean): string {
-  if (err instanceof UsageError || err instanceof ConfigError) return err.message;
-  // A warehouse that cannot be opened or upgraded (WarehouseUpgradeError is one).
-  if (err instanceof WarehouseUnavailableError) return debug ? `${err.message}\n${inspect(err, { depth: 6 })}` : err.message;
+  if (err instanceof PitwallError && err.expected) return debug ? `${err.message}\n${inspect(err, { depth: 6 })}` : err.message;
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
@@ -149,9 +146,8 @@ export async function main(argv: string[]): Promise<void> {
     const module = await command.load();
     process.exitCode = await module.run(ctx);
   } catch (err) {
-    const usageLike = err instanceof UsageError || err instanceof ConfigError;
     process.stderr.write(`pitwall: ${redact(errorText(err, debugRequested(args, process.env)), secrets)}\n`);
-    process.exitCode = usageLike ? EXIT.usage : EXIT.failed;
+    process.exitCode = err instanceof PitwallError ? err.exitStatus : EXIT.failed;
   } finally {
     release();
   }

@@ -1,12 +1,18 @@
 import pg from 'pg';
 
 import { withTransaction } from '../db/transaction.js';
+import { EXIT, PitwallError } from '../errors.js';
 
 /** The schemas an analyst's role may read. pitwall (operations, rejects with raw payloads) is not one. */
 export const READABLE_SCHEMAS = ['mrp', 'analytics'] as const;
 
-export class RoleError extends Error {
+/** The role cannot be made a read-only reader: it does not exist, or it is a superuser. */
+export class RoleError extends PitwallError {
   override readonly name = 'RoleError';
+  // The role named on the command line is the wrong one, as a bad argument is.
+  readonly code = 'role';
+  readonly exitStatus = EXIT.usage;
+  readonly expected = true;
 }
 
 /**

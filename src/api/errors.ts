@@ -4,6 +4,8 @@
  * key, and causes pass through `redactError` in the client before they are attached.
  */
 
+import { EXIT, PitwallError } from '../errors.js';
+
 /**
  * `http`: a status pitwall does not take (a redirect included); `network`: no answer; `timeout`:
  * no headers in time; `slow-body`: the headers came but the body was still arriving at the
@@ -26,8 +28,11 @@ export interface ApiErrorDetails {
 }
 
 /** A request to the upstream failed: an HTTP status, a network fault, a timeout or a bad body. */
-export class ApiError extends Error {
+export class ApiError extends PitwallError {
   override readonly name = 'ApiError';
+  readonly code = 'api';
+  readonly exitStatus = EXIT.failed;
+  readonly expected = false;
   readonly kind: ApiErrorKind;
   readonly retryable: boolean;
   readonly url: string;
@@ -71,8 +76,11 @@ export interface PayloadErrorDetails {
 }
 
 /** A body that is not JSON even after repair, or JSON that is not a v2 envelope. */
-export class PayloadError extends Error {
+export class PayloadError extends PitwallError {
   override readonly name = 'PayloadError';
+  readonly code = 'payload';
+  readonly exitStatus = EXIT.failed;
+  readonly expected = false;
   readonly snippet: string;
   readonly url: string | undefined;
   readonly issues: readonly unknown[] | undefined;
@@ -86,8 +94,11 @@ export class PayloadError extends Error {
 }
 
 /** Thrown without a request once too many requests in a row have failed after all retries. */
-export class UpstreamDownError extends Error {
+export class UpstreamDownError extends PitwallError {
   override readonly name = 'UpstreamDownError';
+  readonly code = 'upstream-down';
+  readonly exitStatus = EXIT.failed;
+  readonly expected = false;
   readonly consecutiveFailures: number;
 
   constructor(consecutiveFailures: number, options: { cause?: unknown } = {}) {
@@ -106,8 +117,11 @@ export interface ConfigIssue {
 }
 
 /** One or more configuration values are missing or invalid; secrets in them are masked. */
-export class ConfigError extends Error {
+export class ConfigError extends PitwallError {
   override readonly name = 'ConfigError';
+  readonly code = 'config';
+  readonly exitStatus = EXIT.usage;
+  readonly expected = true;
   readonly issues: readonly ConfigIssue[];
 
   constructor(issues: readonly ConfigIssue[]) {

@@ -1,6 +1,8 @@
 import type http from 'node:http';
 import { createGunzip, createInflate, createInflateRaw, type Gunzip, type Inflate, type InflateRaw } from 'node:zlib';
 
+import { EXIT, PitwallError } from '../errors.js';
+
 /**
  * What a body may cost, enforced while it is read: the bytes as received, the bytes after
  * decoding, and a hook that holds each decoded chunk in the process's byte budget (it returns a
@@ -16,8 +18,12 @@ export interface BodyLimits {
 export const LIMIT_SETTINGS = { received: 'PITWALL_MAX_BODY_BYTES', decoded: 'PITWALL_MAX_DECODED_BYTES' } as const;
 
 /** A body that passed one of its limits: reading stopped there, and the connection was dropped. */
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends PitwallError {
   override readonly name = 'BodyTooLargeError';
+  // Names the limit and its setting; the client reports it as an ApiError of kind too-large.
+  readonly code = 'body-too-large';
+  readonly exitStatus = EXIT.failed;
+  readonly expected = true;
 
   constructor(
     readonly measure: keyof typeof LIMIT_SETTINGS,
@@ -32,8 +38,11 @@ export class BodyTooLargeError extends Error {
 }
 
 /** A body whose Content-Encoding could not be decoded (a broken gzip or deflate stream). */
-export class BodyDecodeError extends Error {
+export class BodyDecodeError extends PitwallError {
   override readonly name = 'BodyDecodeError';
+  readonly code = 'body-decode';
+  readonly exitStatus = EXIT.failed;
+  readonly expected = false;
 }
 
 export function formatBytes(bytes: number): string {

@@ -1,10 +1,11 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 import { CONFIG_VARIABLES, configSecrets, type Config, type ConfigFlags } from '../config.js';
+import { EXIT, PitwallError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 
-/** Exit codes of every command; docs/commands.md lists them. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, skipped: 3, keyRefused: 4, upstreamUnreachable: 5, interrupted: 130 } as const;
+// Declared beside the error base, whose exit statuses they are; commands import them from here.
+export { EXIT };
 
 /**
  * What the CLI hands a command: its arguments, the environment, an AbortSignal that fires on the
@@ -27,8 +28,12 @@ export interface CommandModule {
   help?: string;
 }
 
-export class UsageError extends Error {
+/** A bad command line: an unknown flag, a missing or malformed value. */
+export class UsageError extends PitwallError {
   override readonly name = 'UsageError';
+  readonly code = 'usage';
+  readonly exitStatus = EXIT.usage;
+  readonly expected = true;
 }
 
 export const HELP = { help: { type: 'boolean', short: 'h' } } as const;

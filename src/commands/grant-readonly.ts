@@ -1,4 +1,4 @@
-import { grantReadOnly, READABLE_SCHEMAS, RoleError } from '../analytics/grant-readonly.js';
+import { grantReadOnly, READABLE_SCHEMAS } from '../analytics/grant-readonly.js';
 import { loadConfig } from '../config.js';
 import { openWarehouse } from '../db/open-warehouse.js';
 
@@ -16,10 +16,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   const config = loadConfig(ctx.env, configFlags(values));
   const warehouse = await openWarehouse(config, makeLogger(config, ctx), { poolMax: 1, purpose: 'grant-readonly' });
   try {
+    // A RoleError (no such role, a superuser) ends the command as bad usage does: its own exitStatus.
     await grantReadOnly(warehouse.pool, role);
-  } catch (err) {
-    if (err instanceof RoleError) throw new UsageError(err.message);
-    throw err;
   } finally {
     await warehouse.close();
   }

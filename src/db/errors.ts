@@ -1,3 +1,4 @@
+import { EXIT, PitwallError } from '../errors.js';
 import { maskUrl } from '../secrets.js';
 
 /**
@@ -36,6 +37,8 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
 export type DbErrorClass = 'retryable' | 'fatal';
 
 function codeOf(err: unknown): string | undefined {
+  // pitwall's own codes name its errors, not what a server or a socket reported.
+  if (err instanceof PitwallError) return undefined;
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
@@ -81,8 +84,11 @@ function maskUrls(text: string): string {
 }
 
 /** A database failure, classified once. The original error stays available as `cause`. */
-export class DatabaseError extends Error {
+export class DatabaseError extends PitwallError {
   override readonly name = 'DatabaseError';
+  readonly code = 'database';
+  readonly exitStatus = EXIT.failed;
+  readonly expected = false;
   readonly sqlstate: string | undefined;
   readonly retryable: boolean;
 

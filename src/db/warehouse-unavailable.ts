@@ -1,3 +1,4 @@
+import { EXIT, PitwallError } from '../errors.js';
 import { maskUrl } from '../secrets.js';
 
 /**
@@ -7,8 +8,11 @@ import { maskUrl } from '../secrets.js';
  * can be wrapped the same way, naming its directory). The original error stays as `cause`; the
  * CLI prints it only at `--log-level debug`.
  */
-export class WarehouseUnavailableError extends Error {
+export class WarehouseUnavailableError extends PitwallError {
   override readonly name: string = 'WarehouseUnavailableError';
+  readonly code: string = 'warehouse-unavailable';
+  readonly exitStatus = EXIT.failed;
+  readonly expected = true;
   /** What was being opened: a URL with its password masked, or the embedded warehouse's directory. */
   readonly warehouse: string;
   readonly problem: string;

@@ -7,6 +7,7 @@ import { WarehouseUnavailableError } from './warehouse-unavailable.js';
  */
 export class WarehouseUpgradeError extends WarehouseUnavailableError {
   override readonly name = 'WarehouseUpgradeError';
+  override readonly code = 'warehouse-upgrade';
 
   constructor(details: { warehouse: string; problem: string; remedy: string }, options: { cause?: unknown } = {}) {
     super(details, options, 'upgrade');

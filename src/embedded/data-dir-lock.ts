@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { EXIT, PitwallError } from '../errors.js';
+
 /** Who holds an embedded warehouse's lock, as written in its lock file. */
 export interface LockHolder {
   pid: number;
@@ -13,8 +15,11 @@ export interface LockHolder {
 }
 
 /** The lock stayed with another live process for longer than a start or stop can take. */
-export class WarehouseBusyError extends Error {
+export class WarehouseBusyError extends PitwallError {
   override readonly name = 'WarehouseBusyError';
+  readonly code = 'warehouse-busy';
+  readonly exitStatus = EXIT.failed;
+  readonly expected = true;
   readonly holder: LockHolder;
 
   constructor(dir: string, holder: LockHolder, waitedMs: number) {
@@ -23,8 +28,6 @@ export class WarehouseBusyError extends Error {
         `for ${Math.round(waitedMs / 1000)} s while it starts or stops the server; if that process is stuck, stop it and try again`,
     );
     this.holder = holder;
-    // An expected condition with a complete message: a trace into this file would only bury it.
-    this.stack = `${this.name}: ${this.message}`;
   }
 }
 

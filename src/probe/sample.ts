@@ -6,6 +6,7 @@ import type { RateLimiter } from '../api/rate-limit.js';
 import { isRequestValid } from '../api/schemas/envelope.js';
 import { networkCauseOf, unreachableMessage, type NetworkCause } from '../api/unreachable.js';
 import type { Config } from '../config.js';
+import { EXIT, PitwallError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { EndpointOverrides } from '../shapes/overrides.js';
 import { classifyBadBody, itemsOf } from '../sync/bad-body.js';
@@ -61,13 +62,19 @@ export interface ProbeSample {
 }
 
 /** The upstream refused the key: RequestValid 0 (or HTTP 401/403) on the first, parameterless, request. */
-export class KeyRefusedError extends Error {
+export class KeyRefusedError extends PitwallError {
   override readonly name = 'KeyRefusedError';
+  readonly code = 'key-refused';
+  readonly exitStatus = EXIT.usage;
+  readonly expected = true;
 }
 
 /** No root request of the probe got any HTTP answer: the message names MRP_API_BASE_URL, the host and the cause. */
-export class UpstreamUnreachableError extends Error {
+export class UpstreamUnreachableError extends PitwallError {
   override readonly name = 'UpstreamUnreachableError';
+  readonly code = 'upstream-unreachable';
+  readonly exitStatus = EXIT.upstreamUnreachable;
+  readonly expected = true;
 }
 
 /** Parents before children: roots first, then each level of the fan-out. */

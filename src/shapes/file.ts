@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 import type { EndpointName } from '../endpoints/types.js';
+import { EXIT, PitwallError } from '../errors.js';
 import { jsonErrorPhrase } from '../json-error-place.js';
 
 import type { ShapeCatalog } from './catalog.js';
@@ -32,8 +33,12 @@ const fileSchema = z.strictObject({
 export type ShapesFile = z.output<typeof fileSchema>;
 
 /** A failure to load the file, as one line naming the entry: `endpoints.results["Classes[]"].ClassName.aliases: ...`. */
-export class ShapesFileError extends Error {
+export class ShapesFileError extends PitwallError {
   override readonly name = 'ShapesFileError';
+  // A configuration file refused in one line, as a bad setting is.
+  readonly code = 'shapes-file';
+  readonly exitStatus = EXIT.usage;
+  readonly expected = true;
 }
 
 /** `endpoints.results["Classes[].Races[].Results[]"].AvgStart.coerce[0].pattern`, from a zod issue path. */

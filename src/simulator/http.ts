@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { EXIT, PitwallError } from '../errors.js';
+
 import { JSON_CONTENT_TYPE } from './jsonp.js';
 
 /** Small response and body helpers shared by the API and admin routes. */
@@ -28,8 +30,13 @@ export function sendJson(
   sendText(res, status, JSON_CONTENT_TYPE, JSON.stringify(value), headers);
 }
 
-export class BadRequestError extends Error {
+/** A request to the simulator's admin API it cannot take: answered 400 with the message, never the end of a command. */
+export class BadRequestError extends PitwallError {
   override readonly name = 'BadRequestError';
+  // The caller's mistake, as a bad flag is.
+  readonly code = 'bad-request';
+  readonly exitStatus = EXIT.usage;
+  readonly expected = true;
   constructor(
     message: string,
     readonly details?: unknown,

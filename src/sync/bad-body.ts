@@ -1,9 +1,13 @@
 import { ApiError, PayloadError } from '../api/errors.js';
 import type { Endpoint } from '../endpoints/endpoint.js';
+import { EXIT, PitwallError } from '../errors.js';
 
 /** A body whose list is missing or is not a list: the endpoint's list key changed, say. */
-export class ListKeyError extends Error {
+export class ListKeyError extends PitwallError {
   override readonly name = 'ListKeyError';
+  readonly code = 'list-key';
+  readonly exitStatus = EXIT.failed;
+  readonly expected = false;
 }
 
 /** The response's main list; a body without it is rejected whole. */

@@ -1,5 +1,6 @@
 import { ApiError, PayloadError, UpstreamDownError } from '../api/errors.js';
 import { DatabaseError } from '../db/errors.js';
+import { EXIT, PitwallError } from '../errors.js';
 
 import { ListKeyError } from './bad-body.js';
 import { isScopeDataError } from './scope-data-error.js';
@@ -12,8 +13,11 @@ import { isScopeDataError } from './scope-data-error.js';
 export type ScopeStage = 'request' | 'receive' | 'decode' | 'parse' | 'check' | 'extract' | 'load';
 
 /** A failure of pitwall's own code while it extracted or loaded one answer: that scope's, not the run's. */
-export class ScopeStageError extends Error {
+export class ScopeStageError extends PitwallError {
   override readonly name = 'ScopeStageError';
+  readonly code = 'scope-stage';
+  readonly exitStatus = EXIT.failed;
+  readonly expected = false;
 
   constructor(
     readonly stage: 'extract' | 'load',
