@@ -1,30 +1,28 @@
+import type { Endpoint } from '../../src/endpoints/endpoint.js';
+import { ENDPOINTS, endpoint } from '../../src/endpoints/registry.js';
 import type { Truth } from '../../src/simulator/world/types.js';
-
-const distinct = (rows: readonly Record<string, unknown>[], ...columns: string[]): number =>
-  new Set(rows.map((r) => columns.map((c) => String(r[c])).join('/'))).size;
 
 /**
  * The fewest requests a full walk can make: one per distinct path+query it has to fetch,
  * counted from the world's ground truth rather than from the walk's own code, so a walk that
  * fetched something twice (or fetched something it need not) shows up as requests > minimum.
  *
- * Schedules side: the years list; the schedules of each year; the events of each schedule;
- * results, lineups, entry list and driver passes of each distinct event. The feed and the
- * driver statistics once each. Points side: the years list; the points schedules of each year;
- * the classes of each points schedule; the standings of each (schedule, class).
+ * A root endpoint is fetched once; a child once per distinct query its parent's seeds make (the
+ * events of each schedule, the results of each distinct event, the standings of each points
+ * class). Counted for every registered endpoint, so a new one is counted without a line here.
  */
 export function minimumRequests(truth: Truth): { total: number; parts: Record<string, number> } {
-  const parts = {
-    scheduleYears: 1,
-    schedules: distinct(truth.schedule_years, 'year'),
-    events: distinct(truth.schedules, 'schedule_id'),
-    eventDetail: 4 * distinct(truth.schedule_events, 'event_id'),
-    feed: 1,
-    driverStats: 1,
-    pointYears: 1,
-    pointSchedules: distinct(truth.point_years, 'year'),
-    pointClasses: distinct(truth.point_schedules, 'schedule_id'),
-    standings: distinct(truth.point_classes, 'schedule_id', 'class_id'),
-  };
+  const parts = Object.fromEntries(ENDPOINTS.map((ep) => [ep.name, ep.parent === null ? 1 : queriesFromParent(ep, ep.parent, truth)]));
   return { total: Object.values(parts).reduce((a, b) => a + b, 0), parts };
+}
+
+/** The distinct queries `child` is fetched with: one per seed the parent's levels make from the true rows of their tables. */
+function queriesFromParent(child: Endpoint, parent: Endpoint['name'], truth: Truth): number {
+  const queries = new Set<string>();
+  for (const l of endpoint(parent).levels) {
+    const seed = l.spec.seed;
+    if (!seed) continue;
+    for (const row of truth[l.table]) queries.add(new URLSearchParams(child.params(seed(row))).toString());
+  }
+  return queries.size;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { endpoint } from '../../../src/endpoints/registry.js';
+import { API_PATHS } from '../../../src/simulator/world/render/router.js';
 
 import { apiUrl, sampleIds, startTestSimulator } from './helpers.js';
 
@@ -28,6 +29,7 @@ describe('the envelope of every v2 endpoint', () => {
       ['/v2/points/', { ScheduleId: scheduleId, ClassId: classId }, 'Points', POINTS_HEADER],
       ['/v2/points/classes/', { ScheduleId: scheduleId }, endpoint('point_classes').arrayKey],
     ];
+    expect(new Set(endpoints.map(([path]) => path)), 'every route of src/simulator/world/render/router.ts is checked here').toEqual(new Set(API_PATHS));
     for (const [path, params, arrayKey, header = []] of endpoints) {
       const res = await fetch(apiUrl(sim, path, params));
       const text = await res.text();
