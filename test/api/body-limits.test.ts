@@ -91,8 +91,10 @@ describe('limits on a body, enforced while it is read', () => {
       clearInterval(ticker);
       expect(err).toMatchObject({ name: 'BodyTooLargeError', measure: 'decoded', limit: 8 * MiB });
       expect(String(err)).toMatch(/more than 8 MiB after decoding; the limit is 8 MiB \(PITWALL_MAX_DECODED_BYTES\)/);
-      // The event loop kept turning while it inflated, and inflating stopped early.
-      expect(longestStallMs).toBeLessThan(250);
+      // The event loop kept turning while it inflated, and inflating stopped early. A second: a
+      // gigabyte inflated in one call holds it for several, and a loaded two-core machine can
+      // hold any process a few hundred milliseconds on its own.
+      expect(longestStallMs).toBeLessThan(1_000);
       expect(performance.now() - started).toBeLessThan(5_000);
     }
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * MiB);
