@@ -1,4 +1,4 @@
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../../src/simulator/server.js';
 import { createWorld } from '../../../src/simulator/world/index.js';
@@ -9,18 +9,14 @@ export function testWorld(seed = 7): World {
   return createWorld({ seed, scale: 'tiny' });
 }
 
-const running: RunningSimulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((sim) => sim.close()));
-});
-
 /**
  * Starts a simulator on an ephemeral loopback port, closed after the test: over the tiny test
  * world unless given a world, or `sites` (which the simulator builds from seed and scale).
  */
 export async function startTestSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const sim = await startSimulator(options.sites === undefined ? { world: options.world ?? testWorld(options.seed), ...options } : options);
-  running.push(sim);
+  // Registered by the test that starts it (not by this module once), so it holds when test files share a process.
+  onTestFinished(() => sim.close());
   return sim;
 }
 
