@@ -12,9 +12,7 @@ const NICKNAMES: Readonly<Record<string, string>> = {
 };
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const MONTHS_LONG = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
-const WEEKDAYS_LONG = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 interface Field {
   name: string;
@@ -29,13 +27,15 @@ interface Field {
 const named = (lists: readonly (readonly string[])[], first: number) =>
   new Map(lists.flatMap((list) => list.map((name, i) => [name, i + first] as const)));
 
-/** Day-of-month tokens: L (last day), L-n (n days before it), nW / LW (nearest weekday). */
+/**
+ * Day-of-month tokens: L (the last day). node-cron also reads L-n (n days before it) and nW / LW
+ * (the nearest weekday), which cron-parser, that computes the previous fire for the catch-up,
+ * does not: refused, so the two never disagree about when a schedule fired.
+ */
 function daySpecial(token: string): string | null | undefined {
-  if (/^L(W)?$/i.test(token)) return null;
-  const before = /^L-(\d+)$/i.exec(token);
-  if (before) return inRange(Number(before[1]), 1, 30) ? null : `day offset ${before[1]} in ${token} is out of 1-30`;
-  const weekday = /^(\d+)W$/i.exec(token);
-  if (weekday) return inRange(Number(weekday[1]), 1, 31) ? null : `day ${weekday[1]} in ${token} is out of 1-31`;
+  if (/^L$/i.test(token)) return null;
+  if (/^L-\d+$/i.test(token)) return `${token}: days before the last (L-n) are not supported; name the days`;
+  if (/^(\d+|L)W$/i.test(token)) return `${token}: the nearest weekday (W) is not supported; name the days`;
   return undefined;
 }
 
@@ -56,9 +56,9 @@ const FIVE_FIELDS: readonly Field[] = [
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },
   { name: 'day', min: 1, max: 31, special: daySpecial },
-  { name: 'month', min: 1, max: 12, names: named([MONTHS, MONTHS_LONG], 1) },
+  { name: 'month', min: 1, max: 12, names: named([MONTHS], 1) },
   // 0 and 7 are both Sunday.
-  { name: 'weekday', min: 0, max: 7, names: named([WEEKDAYS, WEEKDAYS_LONG], 0), special: weekdaySpecial },
+  { name: 'weekday', min: 0, max: 7, names: named([WEEKDAYS], 0), special: weekdaySpecial },
 ];
 
 function inRange(n: number, min: number, max: number): boolean {
@@ -71,7 +71,8 @@ function valueProblem(field: Field, text: string): string | null {
     return inRange(Number(text), field.min, field.max) ? null : `${field.name} ${text} is out of ${field.min}-${field.max}`;
   }
   if (field.names?.has(text.toLowerCase())) return null;
-  return `${field.name} "${text}" is not a number${field.names ? ' or a name' : ''}`;
+  // Three-letter names only: node-cron also reads `february`, cron-parser does not.
+  return `${field.name} "${text}" is not a number${field.names ? ' or a three-letter name' : ''}`;
 }
 
 function tokenProblem(field: Field, token: string): string | null {
@@ -108,6 +109,9 @@ function fieldProblem(field: Field, text: string): string | null {
   return null;
 }
 
+/** Whether a day or weekday field narrows the days: anything but `*` or `?`. */
+const restricted = (text: string) => text !== '*' && text !== '?';
+
 /** The expression with node-cron's nicknames (`@daily`, …) replaced by their five fields. */
 export function resolveCronNickname(expression: string): string {
   const trimmed = expression.trim();
@@ -115,10 +119,12 @@ export function resolveCronNickname(expression: string): string {
 }
 
 /**
- * Why node-cron would refuse or misread `expression`, in a few words ("hour 25 is out of 0-23"),
- * or null when it is a valid schedule. Stricter than node-cron on purpose: it refuses steps
- * beyond a field's span (node-cron reads `*\/61` as `0`), backwards ranges (node-cron wraps them)
- * and a step after a single value (node-cron never fires on `5/15`).
+ * Why `expression` is refused, in a few words ("hour 25 is out of 0-23"), or null when it is a
+ * valid schedule. It must mean the same to node-cron, which fires the schedules, and to
+ * cron-parser, which finds their last fire for the catch-up: so besides what node-cron refuses,
+ * steps beyond a field's span (node-cron reads `*\/61` as `0`), backwards ranges (node-cron wraps
+ * them), a step after a single value (node-cron never fires on `5/15`), the tokens cron-parser
+ * lacks (L-n, nW, LW) and a day of month with a weekday (node-cron reads both, cron-parser either).
  */
 export function cronProblem(expression: string): string | null {
   const resolved = resolveCronNickname(expression);
@@ -128,6 +134,11 @@ export function cronProblem(expression: string): string | null {
   for (const [i, field] of fields.entries()) {
     const problem = fieldProblem(field, texts[i] ?? '');
     if (problem) return problem;
+  }
+  // node-cron fires when both match, cron-parser (and classic cron) when either does.
+  const first = texts.length - 5; // the minute's index: 1 when seconds lead
+  if (restricted(texts[first + 2] ?? '*') && restricted(texts[first + 4] ?? '*')) {
+    return 'a day of month and a weekday together are read as either by some cron engines and as both by others; restrict one (1#2 is the second Monday)';
   }
   // Whatever else node-cron refuses (a day no month in the list has, such as 31 in February).
   const checked = validateDetailed(resolved);
