@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 
-import { FAULT_KINDS, faultConfigSchema, quirksSchema, SIMULATOR_KEY } from '../simulator/options.js';
+import { FAULT_KINDS, faultConfigSchema, MAX_SITES, quirksSchema, SIMULATOR_KEY } from '../simulator/options.js';
 import { startSimulator } from '../simulator/server.js';
 import { DEFAULT_TODAY } from '../simulator/world/generate/index.js';
 import { DEFAULT_QUIRKS, type Scale } from '../simulator/world/types.js';
@@ -22,7 +22,7 @@ Options:
   --port N                          port to listen on, 0 for any free one (default ${DEFAULT_PORT})
   --host ADDRESS                    address to listen on (default 127.0.0.1)
   --key KEY                         the API key it accepts (default ${SIMULATOR_KEY})
-  --sites N                         serve N sites (1-100), one key each: sim-site-1 ... sim-site-N (not with --key)
+  --sites N                         serve N sites (1-${MAX_SITES}), one key each: sim-site-1 ... sim-site-N (not with --key)
   --faults JSON                     faults to inject, e.g. '{"rate":0.1,"kinds":["http503","reset"]}'
                                     fields: ${Object.keys(faultConfigSchema.shape).join(', ')}
                                     kinds: ${FAULT_KINDS.join(', ')} (default all; rate 0 = none)
@@ -80,7 +80,7 @@ function whole(value: string | undefined, name: string): number | undefined {
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parse({ args: ctx.args, options: OPTIONS });
   const sites = whole(values.sites, 'sites');
-  if (sites !== undefined && (sites < 1 || sites > 100)) throw new UsageError('--sites must be from 1 to 100');
+  if (sites !== undefined && (sites < 1 || sites > MAX_SITES)) throw new UsageError(`--sites must be from 1 to ${MAX_SITES}`);
   if (sites !== undefined && values.key) throw new UsageError('--sites names its own keys (sim-site-1 ...); leave out --key');
   const scale = (values.scale ?? 'small') as Scale;
   if (!SCALES.includes(scale)) throw new UsageError(`--scale must be one of ${SCALES.join(', ')}`);

@@ -65,6 +65,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       ? [{ key: config.key, world: config.world ?? build() }]
       : Array.from({ length: count }, (_, i) => ({ key: siteKey(i + 1), world: build({ site: i + 1, sites: count }) }));
   const [first] = sites as [SimulatedSite];
+  // Looked up on every request: a map, as a thousand sites make a list's search the hot path.
+  const siteByKey = new Map(sites.map((s, i) => [s.key, { site: s, number: i + 1 }]));
   const world = first.world;
   const revoked = new Set<string>();
   // A key no site has: what an unknown or revoked key is compared with, so it is refused.
@@ -85,10 +87,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   };
   const apiState: ApiState = {
     apiContext: (key) => {
-      const site = sites.find((s) => s.key === key && !revoked.has(s.key));
+      const site = key !== null && !revoked.has(key) ? siteByKey.get(key)?.site : undefined;
       return { world: site?.world ?? world, seed: config.seed, key: site?.key ?? NO_KEY, quirks, invalidRequest: config.invalidRequest, drift };
     },
-    siteOf: (key) => sites.findIndex((s) => s.key === key) + 1,
+    siteOf: (key) => (key === null ? 0 : (siteByKey.get(key)?.number ?? 0)),
     faults: () => faults,
     nextRequestIndex: () => requestIndex++,
     requests,
