@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --quick] [-- --only loader,e2e,memory,embedded,sites]` (sites only when named): pitwall against PostgreSQL's
+ * `npm run bench [-- --quick] [-- --only loader,e2e,memory,embedded,sites]` (sites only when named;
+ * `--sites N --site-scale tiny --workers 1,3 --worker-jobs 4 --global-max-rps R` shape it): pitwall against PostgreSQL's
  * COPY, against the loader a user would write by hand, against the upstream's latency, and the
  * embedded warehouse against a PostgreSQL server; prints a table and writes bench/results/latest.json. See docs/performance.md.
  *
@@ -21,6 +22,7 @@ import { ROOT, runBenchChild } from './lib/child.js';
 import { serverUrl } from './lib/database.js';
 import { judge, renderReport, type BenchResults } from './lib/report.js';
 import { resultRows, worldFor } from './lib/result-rows.js';
+import { startStatementServer } from './lib/statement-server.js';
 import { E2E_CONCURRENCY, E2E_LATENCY_MS } from './lib/sync-setup.js';
 import { benchLoader } from './loader.js';
 import { benchMemory } from './memory.js';
@@ -57,6 +59,11 @@ const { values } = parseArgs({
     quick: { type: 'boolean' },
     only: { type: 'string' },
     rows: { type: 'string' },
+    sites: { type: 'string' },
+    'site-scale': { type: 'string' },
+    workers: { type: 'string' },
+    'worker-jobs': { type: 'string' },
+    'global-max-rps': { type: 'string' },
   },
 });
 const sizes: Sizes = { ...(values.quick ? QUICK : FULL), ...(values.rows ? { rows: Number(values.rows) } : {}) };
@@ -107,11 +114,27 @@ if (only.has('embedded')) {
   });
 }
 if (only.has('sites')) {
-  const opts = values.quick
+  const base = values.quick
     ? { sites: 3, scale: 'tiny' as const, maxRps: 5, workerJobs: 4, workerCounts: [1, 3] }
     : { sites: 12, scale: 'small' as const, maxRps: 5, workerJobs: 4, workerCounts: [1, 3] };
-  log(`sites: ${opts.sites} ${opts.scale} sites at ${opts.maxRps} requests/s each, loaded by ${opts.workerCounts.join(' and then by ')} worker(s)...`);
-  sections.sites = await benchSites(server, opts);
+  const opts = {
+    ...base,
+    ...(values.sites ? { sites: Number(values.sites) } : {}),
+    ...(values['site-scale'] ? { scale: values['site-scale'] as Scale } : {}),
+    ...(values.workers ? { workerCounts: values.workers.split(',').map(Number) } : {}),
+    ...(values['worker-jobs'] ? { workerJobs: Number(values['worker-jobs']) } : {}),
+    globalMaxRps: Number(values['global-max-rps'] ?? 0),
+    statements: true,
+  };
+  log(`sites: ${opts.sites} ${opts.scale} sites at ${opts.maxRps} requests/s each, loaded by ${opts.workerCounts.join(' and then by ')} worker(s), on a server of its own that counts statements...`);
+  // A server of the bench's own, with pg_stat_statements loaded, so that the workers' statements
+  // can be counted (a running server's preloaded libraries cannot be changed).
+  const statementServer = await startStatementServer();
+  try {
+    sections.sites = await benchSites(statementServer.url, opts);
+  } finally {
+    await statementServer.stop();
+  }
 }
 
 const results: BenchResults = {

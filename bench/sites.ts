@@ -9,6 +9,7 @@ import type { Scale } from '../src/simulator/world/types.js';
 import { ROOT, peakRssBytes } from './lib/child.js';
 import { createBenchDatabase } from './lib/database.js';
 import { minimumRequests } from './lib/min-requests.js';
+import { BENCH_QUERIES, countStatements, type StatementCounts } from './lib/statements.js';
 
 /** One set-up of the sites section: N worker processes loading every site's full sync. */
 export interface SitesRun {
@@ -22,6 +23,10 @@ export interface SitesRun {
   peakRssMbPerWorker: number[];
   /** Most connections to the warehouse's database at once, sampled every 250 ms. */
   peakConnections: number;
+  /** Requests the upstream answered, all sites together. */
+  upstreamRequests: number;
+  /** With `statements`: what the workers asked of the database (statements.ts). */
+  statements?: StatementCounts;
 }
 
 export interface SitesFigures {
@@ -29,6 +34,8 @@ export interface SitesFigures {
   scale: Scale;
   maxRps: number;
   workerJobs: number;
+  /** PITWALL_GLOBAL_MAX_RPS; 0 for none. */
+  globalMaxRps: number;
   runs: SitesRun[];
 }
 
@@ -55,7 +62,17 @@ const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.ex
  */
 export async function benchSites(
   server: string,
-  opts: { sites: number; scale: Scale; maxRps: number; workerJobs: number; workerCounts: readonly number[] },
+  opts: {
+    sites: number;
+    scale: Scale;
+    maxRps: number;
+    workerJobs: number;
+    workerCounts: readonly number[];
+    /** PITWALL_GLOBAL_MAX_RPS, the cap on all keys together; 0 (none) by default. */
+    globalMaxRps?: number;
+    /** Count the workers' statements (`server` must load pg_stat_statements). */
+    statements?: boolean;
+  },
 ): Promise<SitesFigures> {
   const runs: SitesRun[] = [];
   for (const workers of opts.workerCounts) {
@@ -75,7 +92,7 @@ export async function benchSites(
         PITWALL_MAX_RPS: String(opts.maxRps),
         // What is measured is how the workers share the sites, each at its key's rate: the global
         // cap (4 x PITWALL_MAX_RPS unless set) would hold three workers to one worker's rate.
-        PITWALL_GLOBAL_MAX_RPS: '0',
+        PITWALL_GLOBAL_MAX_RPS: String(opts.globalMaxRps ?? 0),
         PITWALL_WORKER_JOBS: String(opts.workerJobs),
         PITWALL_CRON_LIVE: NEVER,
         PITWALL_CRON_SEASON: NEVER,
@@ -91,24 +108,23 @@ export async function benchSites(
       const dbName = new URL(db.url).pathname.slice(1);
       const makespanMs = await poll(
         async () => {
-          const { rows: conns } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1`, [dbName]);
+          const { rows: conns } = await db.pool.query<{ n: number }>(BENCH_QUERIES.connections, [dbName]);
           // The bench's own pool holds one of them.
           peakConnections = Math.max(peakConnections, (conns[0]?.n ?? 1) - 1);
-          const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`);
+          const { rows } = await db.pool.query<{ n: number }>(BENCH_QUERIES.fullsDone);
           return (rows[0]?.n ?? 0) >= opts.sites ? performance.now() - started : null;
         },
         250,
         60 * 60_000,
       );
       const peakRssMbPerWorker = children.map((c) => Math.round((peakRssBytes(c.pid!) ?? 0) / 1048576));
-      const { rows } = await db.pool.query<{ source: string; requests: number }>(
-        `SELECT source, sum(requests)::int AS requests FROM pitwall.sync_runs GROUP BY source`,
-      );
+      const { rows } = await db.pool.query<{ source: string; requests: number }>(BENCH_QUERIES.requestsBySource);
       const ratios = sim.sites.map((site, i) => {
         const sent = rows.find((r) => r.source === names[i])?.requests ?? 0;
         return sent / minimumRequests(site.world.truth()).total;
       });
-      const bySite = sim.requests().bySite;
+      const log = sim.requests();
+      const bySite = log.bySite;
       runs.push({
         workers,
         makespanMs: Math.round(makespanMs),
@@ -116,6 +132,8 @@ export async function benchSites(
         peakPerSecond: Math.max(...sim.sites.map((_, i) => bySite[i + 1]?.peakPerSecond ?? 0)),
         peakRssMbPerWorker,
         peakConnections,
+        upstreamRequests: log.total,
+        ...(opts.statements ? { statements: await countStatements(db.pool, log.total) } : {}),
       });
     } finally {
       for (const c of children) c.kill('SIGTERM');
@@ -125,5 +143,5 @@ export async function benchSites(
       await sim.close();
     }
   }
-  return { sites: opts.sites, scale: opts.scale, maxRps: opts.maxRps, workerJobs: opts.workerJobs, runs };
+  return { sites: opts.sites, scale: opts.scale, maxRps: opts.maxRps, workerJobs: opts.workerJobs, globalMaxRps: opts.globalMaxRps ?? 0, runs };
 }

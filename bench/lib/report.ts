@@ -123,13 +123,18 @@ export function renderReport(r: BenchResults): string {
   }
   if (r.sites) {
     const st = r.sites;
-    add(`${st.sites} ${st.scale} sites at ${st.maxRps} requests/s each, full syncs from empty`, `${st.workerJobs} jobs per worker`);
+    const cap = st.globalMaxRps ? `, ${st.globalMaxRps}/s in all` : '';
+    add(`${st.sites} ${st.scale} sites at ${st.maxRps} requests/s each${cap}, full syncs from empty`, `${st.workerJobs} jobs per worker`);
     for (const run of st.runs) {
       add(`  ${run.workers} worker(s): makespan`, `${num(run.makespanMs)} ms`);
       add('    requests per source / its minimum', `${run.requestsToMinimum.min.toFixed(2)} - ${run.requestsToMinimum.max.toFixed(2)}`);
       add('    busiest second of one key', `${run.peakPerSecond} (cap ${st.maxRps})`);
       add('    peak RSS per worker', run.peakRssMbPerWorker.map((mb) => `${mb} MB`).join(', '));
       add('    database connections in use, peak', num(run.peakConnections));
+      if (run.statements) {
+        add('    coordination statements per upstream request', `${run.statements.perRequest} (${num(run.statements.coordination)} for ${num(run.upstreamRequests)})`);
+        add('    load statements per upstream request', (run.statements.load / Math.max(1, run.upstreamRequests)).toFixed(2));
+      }
     }
   }
   const head: [string, string, string, string] = ['measure', 'value', 'target', 'met'];

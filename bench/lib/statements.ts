@@ -1,0 +1,66 @@
+import type pg from 'pg';
+
+/**
+ * What the workers asked of the database in one run of the sites section, from pg_stat_statements
+ * (top-level statements only: a trigger's or a foreign key's own queries are not sent by pitwall).
+ * Each statement falls in the first class whose rule matches its text:
+ * - `setup`: migrations and the extension itself (DDL, the migration tables);
+ * - `bench`: the bench's own polling (BENCH_QUERIES);
+ * - `runRecord`: the two statements that open and close a run's record in pitwall.sync_runs;
+ * - `coordination`: who runs what and at what pace: the pace and slot tables, job fires, the job
+ *   engine's schema, advisory locks, pg_locks, notifications, and every other statement on
+ *   pitwall.sync_runs (heartbeats, dead-run marking, the catch-up's reads);
+ * - `load`: the rest, which is what a scope's load transaction sends (its BEGIN and COMMIT too).
+ * `perRequest` is coordination over the requests the upstream answered, issue 29's measure.
+ */
+export interface StatementCounts {
+  setup: number;
+  bench: number;
+  runRecord: number;
+  coordination: number;
+  load: number;
+  perRequest: number;
+  /** The coordination statements, most called first: what a change of model should remove. */
+  topCoordination: Array<{ calls: number; query: string }>;
+}
+
+/** The statements benchSites polls with, counted apart from the workers'. */
+export const BENCH_QUERIES = {
+  connections: 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+  fullsDone: `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`,
+  requestsBySource: 'SELECT source, sum(requests)::int AS requests FROM pitwall.sync_runs GROUP BY source',
+} as const;
+
+const SETUP = /^\s*(create|drop|alter|grant|revoke|comment|lock|set search_path)\b|"?drizzle"?\.|"?graphile_worker"?\.migrations|pg_stat_statements/i;
+const RUN_RECORD = /^\s*(INSERT INTO pitwall\.sync_runs \(|UPDATE pitwall\.sync_runs SET status = \$\d+, finished_at = now\(\))/i;
+const COORDINATION = /pitwall\.(request_pace|request_slots|job_fires|sync_runs)\b|graphile_worker|pg_(try_)?advisory|pg_locks|pg_notify|\blisten\b/i;
+
+const normalise = (q: string) => q.replace(/\s+/g, ' ').trim();
+/** A statement as pg_stat_statements keeps it: constants and parameters become placeholders. */
+const shape = (q: string) => normalise(q).replace(/'[^']*'|\$\d+/g, '$');
+
+export function classify(query: string): keyof Omit<StatementCounts, 'perRequest' | 'topCoordination'> {
+  const text = normalise(query);
+  if (Object.values(BENCH_QUERIES).some((b) => shape(b) === shape(text))) return 'bench';
+  if (SETUP.test(text)) return 'setup';
+  if (RUN_RECORD.test(text)) return 'runRecord';
+  if (COORDINATION.test(text)) return 'coordination';
+  return 'load';
+}
+
+export async function countStatements(db: pg.Pool, upstreamRequests: number): Promise<StatementCounts> {
+  await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const { rows } = await db.query<{ calls: string; query: string }>(
+    `SELECT calls, query FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND toplevel`,
+  );
+  const counts: StatementCounts = { setup: 0, bench: 0, runRecord: 0, coordination: 0, load: 0, perRequest: 0, topCoordination: [] };
+  for (const r of rows) {
+    const kind = classify(r.query);
+    counts[kind] += Number(r.calls);
+    if (kind === 'coordination') counts.topCoordination.push({ calls: Number(r.calls), query: normalise(r.query).slice(0, 120) });
+  }
+  counts.topCoordination.sort((a, b) => b.calls - a.calls).splice(12);
+  counts.perRequest = upstreamRequests > 0 ? Math.round((counts.coordination / upstreamRequests) * 1000) / 1000 : 0;
+  return counts;
+}
