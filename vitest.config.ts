@@ -1,5 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+import { SlowFirstSequencer } from './test/setup/slow-first.js';
+
 /** The browser tests need a browser, so they have a command of their own (vitest.browser.config.ts). */
 export const BROWSER_TESTS = 'test/**/*.browser.test.ts';
 
@@ -16,6 +18,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     poolOptions: { forks: { maxForks: 3, minForks: 1 } },
+    // Process-level files first, so that their waits overlap the quick files (test/setup/slow-first.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     // A focused test would silently skip the rest of the suite on CI.
     allowOnly: !process.env.CI,
   },

@@ -11,8 +11,10 @@ import { freePort } from '../helpers/ports.js';
 import { readerClient, serverRunning, serving } from './serving.js';
 
 // pg.Pool closes idle clients after 10 s (its idleTimeoutMillis default; src/db/pool.ts keeps
-// it): a serve-sql held up by its pool alone was gone long before this.
-const IDLE_MS = 65_000;
+// it), serve-sql's only timeout: a serve-sql held up by its pool alone was gone long before
+// this. Two and a half times that, and a connection of the reader's after it.
+const POOL_IDLE_MS = 10_000;
+const IDLE_MS = 2.5 * POOL_IDLE_MS;
 
 describe('pitwall serve-sql left idle', () => {
   const dir = copyEmbeddedTemplate();
@@ -21,7 +23,7 @@ describe('pitwall serve-sql left idle', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('still serves the reader after more than a minute, and stops, with the server, on SIGTERM', async () => {
+  it('still serves the reader after outliving its pool\'s idle timeout, and stops, with the server, on SIGTERM', async () => {
     const port = await freePort();
     const cli = await serving({ PITWALL_DATA_DIR: dir, PITWALL_SQL_PORT: String(port) }, IDLE_MS + 60_000);
     await sleep(IDLE_MS);
