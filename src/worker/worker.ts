@@ -102,9 +102,12 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
     return run;
   };
 
+  // A source's lines carry its name, but for the one unnamed source of a single-source worker.
+  const loggerOf = (source: string) => (source === DEFAULT_SOURCE ? logger : logger.child({ source }));
+
   // Said by the worker that runs it: with the job queue, only one of the workers that decided it.
   const runCatchUp = (job: JobName, fire: string, sourceName: string): Promise<RunSummary> => {
-    (sourceName === DEFAULT_SOURCE ? logger : logger.child({ source: sourceName })).info({ job, fire }, catchingUpMessage(job, fire));
+    loggerOf(sourceName).info({ job, fire }, catchingUpMessage(job, fire));
     return runJob(job, 'catch-up', sourceName);
   };
 
@@ -169,7 +172,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
         { job: 'season', cron: own.cronSeason },
         { job: 'full', cron: own.cronFull },
       ];
-      const sourceLogger = name === DEFAULT_SOURCE ? logger : logger.child({ source: name });
+      const sourceLogger = loggerOf(name);
       jobs.scheduler = startScheduler({ jobs: scheduled, timezone: config.timezone, run: (job, firedAt) => scheduledRun(jobs, job, firedAt), logger: sourceLogger });
       if (config.catchUp === 'on') {
         jobs.catchUp = startCatchUp({
