@@ -69,7 +69,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     const world = sim.world.summary();
     say(`simulator: ${world.events} events in ${world.years.length} seasons, ${world.drivers} drivers (seed ${world.seed}, today ${world.today})`);
     say(`creating an embedded warehouse in ${dir} ...`);
-    const warehouse = await openWarehouse(config, logger, { dir, fresh: true, purpose: 'demo', poolMax: config.concurrency + 2 });
+    const warehouse = await openWarehouse(config, logger, { dir, fresh: true, purpose: 'demo', poolMax: config.concurrency + 3 });
     try {
       const progress = createProgressReporter({ interactive: ctx.interactive, write: ctx.err, logger });
       const summary = await runSync(

@@ -2,7 +2,6 @@ import { loadConfig } from '../config.js';
 import { logCatalogKeys } from '../db/catalog-keys.js';
 import { migrateDatabase } from '../db/migrate.js';
 import { openWarehouse } from '../db/open-warehouse.js';
-import { migrateJobQueue } from '../worker/queue/engine.js';
 
 import { CONFIG_FLAG_OPTIONS, EXIT, HELP, configFlags, makeLogger, parse, type CommandContext } from './context.js';
 
@@ -20,10 +19,6 @@ export async function run(ctx: CommandContext): Promise<number> {
     // A migration that rewrites every key (0013, sources) can take a while on a large warehouse.
     logger.info({ applied, ms }, applied === 0 ? 'migrations: none pending' : `migrations applied: ${applied} in ${ms} ms`);
     logCatalogKeys(logger, keys);
-    if (config.jobQueue === 'postgres') {
-      await migrateJobQueue(warehouse.pool, logger);
-      logger.info('job queue schema (graphile_worker) ready');
-    }
     return EXIT.ok;
   } finally {
     await warehouse.close();

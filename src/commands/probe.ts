@@ -58,7 +58,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const quiet = config.logLevel === 'debug' || config.logLevel === 'trace' ? config : { ...config, logLevel: 'error' as const };
   const logger = makeLogger(quiet, ctx, keys);
   const probed: Probed[] = [];
-  const pace = await openProbePace(config, logger);
+  const pace = await openProbePace(config, logger, sources);
   try {
     for (const source of sources) {
       const one = await probeSource(source, logger, ctx.signal, maxRequests, pace.limiterFor(source));

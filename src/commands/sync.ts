@@ -28,7 +28,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const configured = loadSources(config, ctx.env);
   const sources = selectSources(configured, values.source);
   const logger = makeLogger(config, ctx, sourceSecrets(sources));
-  const poolMax = sources.reduce((n, s) => n + s.config.concurrency + 2, 0);
+  const poolMax = sources.reduce((n, s) => n + s.config.concurrency + 3, 0);
   const warehouse = await openWarehouse(config, logger, { poolMax, purpose: 'sync' });
   const stop = gracefulStop(config.shutdownTimeoutMs, ctx.signal);
   // The live progress line follows one run; several sources report in their log lines instead.

@@ -43,7 +43,6 @@ function reportLines(r: UpgradeReport): string[] {
           ];
   if (r.outcome === 'upgraded') {
     if (r.reader) lines.push(`  the read-only role pitwall_reader is made again with its password; the SQL port is unchanged`);
-    lines.push('  the job queue (graphile_worker) starts empty: `pitwall migrate` or the worker makes it, and the schedules queue jobs again');
     if (r.leftOut.length > 0) lines.push(`  not carried (not pitwall's tables): ${r.leftOut.join(', ')}`);
     if (r.rolesLeft.length > 0) lines.push(`  roles not carried: ${r.rolesLeft.join(', ')} (make them again, then pitwall grant-readonly <role>)`);
     if (r.pending > 0) lines.push(`  ${r.pending} migration${r.pending === 1 ? ' was' : 's were'} pending in the old warehouse and still ${r.pending === 1 ? 'is' : 'are'}: run pitwall migrate`);

@@ -104,7 +104,7 @@ export interface ProbeDeps {
   logger: Logger;
   fetch?: Transport;
   signal?: AbortSignal;
-  /** The source's pace shared with its syncs and workers (pitwall.request_pace); else the probe keeps to `maxRps` alone. */
+  /** The source's pace shared with its syncs and workers (a guest's share when a worker owns the source); else the probe keeps to `maxRps` alone. */
   limiter?: RateLimiter;
 }
 

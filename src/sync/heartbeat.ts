@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Logger } from '../log.js';
 
 import type { RunCounters } from './counters.js';
-import { recordHeartbeat, type RunScopes } from './sql/sync-runs.js';
+import { recordHeartbeat, recordHeartbeats, type RunScopes } from './sql/sync-runs.js';
 import { buildSummary, type RunJob } from './summary.js';
 
 /**
@@ -72,4 +72,59 @@ export function startHeartbeat(pool: pg.Pool, run: RunFigures, logger: Logger, i
       await beating;
     },
   };
+}
+
+/** Where a run's heartbeat comes from: its own timer (startHeartbeat), or its process's beat (HeartbeatGroup). */
+export type StartHeartbeat = (run: RunFigures, logger: Logger) => Heartbeat;
+
+/**
+ * The heartbeats of every run of one process, written together: one statement per beat, however
+ * many runs are going (a worker with a hundred sources running beats as cheaply as with one).
+ */
+export class HeartbeatGroup {
+  private readonly runs = new Set<RunFigures>();
+  private beating: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly logger: Logger,
+    intervalMs = HEARTBEAT_INTERVAL_MS,
+  ) {
+    this.timer = setInterval(() => {
+      // A beat starts only after the previous one ended.
+      this.beating = this.beating.then(() => this.beat());
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  readonly start: StartHeartbeat = (run) => {
+    this.runs.add(run);
+    return {
+      stop: async () => {
+        this.runs.delete(run);
+        await this.beating;
+      },
+    };
+  };
+
+  private async beat(): Promise<void> {
+    const beats = [...this.runs].map((run) => ({
+      runId: run.runId,
+      totals: run.counters.totals(),
+      scopes: { ...run.scopes },
+      summary: buildSummary(run.runId, run.job, 'running', run.started, run.counters, undefined),
+    }));
+    try {
+      await recordHeartbeats(this.pool, beats);
+    } catch (err) {
+      this.logger.warn({ err: err instanceof Error ? err.message : String(err), runs: beats.length }, 'could not record the runs\' heartbeat');
+    }
+  }
+
+  /** Stops beating once the beat in flight has been written. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.beating;
+  }
 }

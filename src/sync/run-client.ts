@@ -1,20 +1,15 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import type pg from 'pg';
 
 import { DEFAULT_BACKOFF } from '../api/backoff.js';
 import { processByteBudget } from '../api/byte-budget.js';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../api/client.js';
 import { abortableSleep } from '../api/rate-limit.js';
 import type { Config } from '../config.js';
+import type { ProcessPace, SourcePace } from '../coordination/pace.js';
 import type { Logger } from '../log.js';
 
 import type { RunCounters } from './counters.js';
-import { sharedRateLimiter } from './sql/request-pace.js';
-import { sharedSlot, type SharedSlot } from './sql/request-slots.js';
 import type { SyncDeps } from './types.js';
-
-/** How long past its request's timeout a slot of pitwall.request_slots stays leased: the rate-limit wait and the body's reading happen inside it. */
-const SLOT_LEASE_MARGIN_MS = 60_000;
 
 /** The client settings every upstream client of pitwall takes from the configuration. */
 export function apiClientOptions(config: Config & { apiKey: string }, logger: Logger): ApiClientOptions {
@@ -33,43 +28,40 @@ export function apiClientOptions(config: Config & { apiKey: string }, logger: Lo
 }
 
 /**
- * The upstream client of one sync run, configured from the run's settings, counting its
- * requests and retries into the run's counters, and stopping at `halt` (a drain, an abort or a
- * fatal error elsewhere in the run).
+ * The upstream client of one sync run, configured from the run's settings, keeping to its
+ * source's pace in this process (`pace`), counting its requests and retries into the run's
+ * counters, and stopping at `halt` (a drain, an abort or a fatal error elsewhere in the run).
  */
 export function createRunClient(
   deps: SyncDeps,
-  run: { runId: number; source: string; counters: RunCounters; logger: Logger; halt: AbortSignal },
+  run: { source: string; counters: RunCounters; logger: Logger; halt: AbortSignal; pace: ProcessPace },
 ): ApiClient {
-  const { runId, source, counters, logger, halt } = run;
+  const { source, counters, logger, halt } = run;
+  const { maxRps, globalMaxRps, concurrency } = deps.config;
+  const pace = run.pace.of(source, { maxRps, globalMaxRps, concurrency });
   // PITWALL_CONCURRENCY bounds the requests in flight upstream, and only them: the client holds
   // a slot while a request is out and its body is read, and a visit parses and loads the
   // response after giving it back, so the next requests are already out while it does, and the
-  // run is bound by the upstream rather than by itself.
-  const upstream = upstreamSlots(deps.pool, source, deps.config.concurrency);
-  // ... and across processes, each request holds one of the source's rows in
-  // pitwall.request_slots while it is out, in the run's name. Two statements per request: at a
-  // polite rate nothing, but unpaced (PITWALL_MAX_RPS=0, politeness off, as against a simulator)
-  // they would cost a full sync about 15 % of its time, so there each process keeps its own.
-  const shared: SharedSlot =
-    deps.config.maxRps > 0
-      ? sharedSlot(deps.pool, source, runId, deps.config.concurrency, deps.config.requestTimeoutMs + SLOT_LEASE_MARGIN_MS, abortableSleep)
-      : (send) => send();
+  // run is bound by the upstream rather than by itself. One limit for all the source's runs in
+  // this process, so a `live` run beside a `full` shares the source's concurrency.
+  const upstream = upstreamSlots(pace);
   // The client sleeps before a retry and for the rate limit; a drain ends those waits, so no
   // new attempt starts after it.
-  const sleep = (ms: number, s?: AbortSignal) => abortableSleep(ms, s ? AbortSignal.any([s, halt]) : halt);
+  const halting = (s?: AbortSignal) => (s ? AbortSignal.any([s, halt]) : halt);
+  const sleep = (ms: number, s?: AbortSignal) => abortableSleep(ms, halting(s));
   return createApiClient({
     ...apiClientOptions(deps.config, logger),
     // A visit that waited for a slot through a drain starts no request, as the walk starts no visit.
-    slot: (send) =>
-      upstream(() => {
+    slot: (send) => {
+      upstream.concurrency = pace.concurrency();
+      return upstream(() => {
         halt.throwIfAborted();
-        return shared(send, halt);
-      }),
+        return send();
+      });
+    },
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     sleep,
-    // The source's rate, and all sources' together, hold across all runs, in this process and every other.
-    limiter: sharedRateLimiter(deps.pool, source, { maxRps: deps.config.maxRps, globalMaxRps: deps.config.globalMaxRps }, sleep),
+    limiter: { acquire: (s) => pace.limiter.acquire(halting(s)) },
     observer: {
       onRequest: (e) => {
         counters.requests += 1;
@@ -83,26 +75,11 @@ export function createRunClient(
   });
 }
 
-// By pool: a pool is this process's way to one warehouse, whose source names these are.
-const slotsByPool = new WeakMap<pg.Pool, Map<string, LimitFunction>>();
+const slotsByPace = new WeakMap<SourcePace, LimitFunction>();
 
-/**
- * A source's requests in flight in this process: one limit for all its runs here, so a `live`
- * run beside a `full` of the same source in one worker shares the source's concurrency rather
- * than doubling it. It comes before the slots shared across processes (pitwall.request_slots),
- * so this process never asks the warehouse for more of them than the concurrency.
- */
-function upstreamSlots(pool: pg.Pool, source: string, concurrency: number): LimitFunction {
-  let bySource = slotsByPool.get(pool);
-  if (!bySource) slotsByPool.set(pool, (bySource = new Map()));
-  const limit = bySource.get(source);
-  if (!limit) {
-    const created = pLimit(concurrency);
-    bySource.set(source, created);
-    return created;
-  }
-  // The runs of a source in one process share its settings; a run started with another value
-  // (a test changing it between runs) sets it for the runs from then on.
-  limit.concurrency = concurrency;
+/** A source's requests in flight in this process, across all its runs here. */
+function upstreamSlots(pace: SourcePace): LimitFunction {
+  let limit = slotsByPace.get(pace);
+  if (!limit) slotsByPace.set(pace, (limit = pLimit(pace.concurrency())));
   return limit;
 }

@@ -70,8 +70,10 @@ export interface RunOutcome {
  */
 export async function runInShell(deps: RunShellDeps, spec: RunSpec, work: (run: RunContext) => Promise<RunOutcome>): Promise<RunSummary> {
   const started = performance.now();
-  await markDeadRunsAtStart(deps);
-  const lock = await tryJobLocks(deps.pool, spec.source, spec.locks);
+  const { coordination } = deps;
+  // A worker marks dead runs when it takes a source over, not before each of its runs.
+  if (!coordination) await markDeadRunsAtStart(deps);
+  const lock = coordination ? await coordination.tryJobLocks(spec.source, spec.locks) : await tryJobLocks(deps.pool, spec.source, spec.locks);
   if (!lock) return skipped(deps, spec, started);
   try {
     // The lock proves no live process owns a row of this job still marked running.
@@ -79,7 +81,8 @@ export async function runInShell(deps: RunShellDeps, spec: RunSpec, work: (run: 
     const runId = await insertRun(deps.pool, spec.source, spec.job, spec.trigger, 'running', spec.shapes ?? null);
     const run = runContext(deps, spec, runId, lock);
     if (spec.job !== 'rebuild') deps.observer?.runStarted?.({ runId, job: spec.job, source: spec.source });
-    const heartbeat = startHeartbeat(deps.pool, { runId, job: spec.job, started, counters: run.counters, scopes: run.scopes }, run.logger, deps.heartbeatMs);
+    const figures = { runId, job: spec.job, started, counters: run.counters, scopes: run.scopes };
+    const heartbeat = coordination ? coordination.startHeartbeat(figures, run.logger) : startHeartbeat(deps.pool, figures, run.logger, deps.heartbeatMs);
     let outcome: RunOutcome;
     try {
       outcome = await work(run);

@@ -2,6 +2,7 @@ import type { ApiClient } from '../api/client.js';
 import { UpstreamDownError } from '../api/errors.js';
 import { buildUrl, canonicalQuery } from '../api/query.js';
 import { unreachableMessage } from '../api/unreachable.js';
+import type { ProcessPace } from '../coordination/pace.js';
 import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import type { Logger } from '../log.js';
 
@@ -15,6 +16,7 @@ import { KEY_REFUSED_MESSAGE } from './key-refusal.js';
 import { knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
 import { failureAnswer, RootAnswers, type RootAnswer } from './root-answers.js';
 import { createRunClient } from './run-client.js';
+import { withPace } from './run-pace.js';
 import { runInShell, thrownOutcome, type RunContext, type RunOutcome } from './run-shell.js';
 import { describeScopeFailure, isScopeFailure, type ScopeStage } from './scope-failure.js';
 import { loadDrift } from './shape/load.js';
@@ -77,7 +79,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     drain: options.drain,
     signal: options.signal,
   } as const;
-  return runInShell(deps, spec, (run) => execute(deps, options, job, run));
+  return runInShell(deps, spec, (run) => withPace(deps, run, (pace) => execute(deps, options, job, run, pace)));
 }
 
 /** What a sync's visits share: the load context, the client, the roots' answers. */
@@ -95,8 +97,8 @@ interface SyncRun {
 }
 
 /** A sync's work: make its context, walk its phases, decide its outcome, add the report's extras. */
-async function execute(deps: SyncDeps, options: SyncOptions, job: JobName, run: RunContext): Promise<RunOutcome> {
-  const sync = await syncContext(deps, options, run);
+async function execute(deps: SyncDeps, options: SyncOptions, job: JobName, run: RunContext, pace: ProcessPace): Promise<RunOutcome> {
+  const sync = await syncContext(deps, options, run, pace);
   let outcome: RunOutcome;
   try {
     const cutShort = await walkPhases(sync, phasesOf(options, job));
@@ -120,7 +122,7 @@ async function execute(deps: SyncDeps, options: SyncOptions, job: JobName, run: 
   return { ...outcome, extra: { ...outcome.extra, ...(drift ? { drift } : {}) } };
 }
 
-async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext): Promise<SyncRun> {
+async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext, pace: ProcessPace): Promise<SyncRun> {
   const { runId, source, counters, logger, scopes } = run;
   const ctx: ProcessContext = {
     pool: deps.pool,
@@ -141,7 +143,7 @@ async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext
     deps,
     run,
     ctx,
-    api: createRunClient(deps, { runId, source, counters, logger, halt: run.halt }),
+    api: createRunClient(deps, { source, counters, logger, halt: run.halt, pace }),
     roots: new RootAnswers(),
     setAside: options.retrySetAside ? new Map() : await loadSetAside(deps.pool, source),
     progress: () => options.onProgress?.({ discovered: scopes.total, done: scopes.done, counters }),

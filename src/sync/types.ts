@@ -5,10 +5,13 @@ import type pg from 'pg';
 
 import type { Transport } from '../api/http-get.js';
 import type { RequestEvent, RetryEvent } from '../api/types.js';
+import type { ProcessPace } from '../coordination/pace.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 
+import type { StartHeartbeat } from './heartbeat.js';
 import type { JobName } from './jobs.js';
+import type { JobLock } from './sql/job-lock.js';
 import type { RunSummary } from './summary.js';
 
 /** What a run tells its watcher about itself beside the event: the source it works for. */
@@ -34,6 +37,17 @@ export interface SyncObserver {
   runFinished?(summary: RunSummary, run: RunOf): void;
 }
 
+/**
+ * What a worker's runs share: their job locks on its one lock session, one heartbeat for all of
+ * them, and each source's pace in memory. A run without it (a manual sync, a rebuild) takes its
+ * own: a connection for its job locks, a heartbeat of its own, and a guest's share of the pace.
+ */
+export interface RunCoordination {
+  tryJobLocks(source: string, jobs: readonly string[]): Promise<JobLock | null>;
+  startHeartbeat: StartHeartbeat;
+  pace: ProcessPace;
+}
+
 export interface RunShellDeps {
   pool: pg.Pool;
   logger: Logger;
@@ -43,6 +57,8 @@ export interface RunShellDeps {
   observer?: SyncObserver;
   /** Milliseconds between the run's progress writes to its sync_runs row; HEARTBEAT_INTERVAL_MS otherwise. */
   heartbeatMs?: number;
+  /** The worker's, for its runs; see RunCoordination. */
+  coordination?: RunCoordination;
 }
 
 export interface SyncDeps extends RunShellDeps {

@@ -1,23 +1,28 @@
 import { setMaxListeners } from 'node:events';
 
+import pLimit from 'p-limit';
+
 import { configSecrets } from '../config.js';
+import { ProcessPace } from '../coordination/pace.js';
 import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import { startObservabilityServer, type HealthReport, type ObservabilityServer } from '../observability/http-server.js';
 import { createMetrics, type WorkerMetrics } from '../observability/metrics.js';
 import { loadStatusPage } from '../observability/status-page/data.js';
 import { sourceSecrets, type Source } from '../sources.js';
 import type { JobName } from '../sync/jobs.js';
+import { HeartbeatGroup } from '../sync/heartbeat.js';
 import { runSync, type RunSummary } from '../sync/run.js';
+import { buildSummary } from '../sync/summary.js';
+import { RunCounters } from '../sync/counters.js';
 import { recordConfiguredSources } from '../sync/sql/configured-sources.js';
 import { markDeadRuns } from '../sync/sql/dead-runs.js';
-import type { SyncDeps } from '../sync/types.js';
+import type { RunCoordination, SyncDeps } from '../sync/types.js';
 
 import { catchingUpMessage, startCatchUp, type CatchUp } from './catch-up.js';
 import { gracefulStop } from './graceful-stop.js';
 import { checkHealth } from './health.js';
 import { lastSuccesses } from './last-successes.js';
-import { startJobEngine, type JobEngine } from './queue/engine.js';
-import { catchUpThroughQueue, queueCronFire } from './queue/fires.js';
+import { Ownership } from './ownership.js';
 import { startScheduler, type ScheduledJob, type Scheduler } from './scheduler.js';
 
 type Trigger = 'cron' | 'manual' | 'catch-up';
@@ -37,10 +42,12 @@ export interface Worker {
    * PITWALL_CATCH_UP on, the catch-up of jobs that are behind it (not awaited).
    */
   start(): Promise<void>;
-  /** One run of `job` of a source (the first when not named) now, the way a cron tick starts it. */
+  /** One run of `job` of a source (the first when not named) now, the way a cron tick starts it, whether or not this worker owns the source. */
   runJob(job: JobName, trigger?: Trigger, source?: string): Promise<RunSummary>;
-  /** Settles when the start-up catch-up has nothing left to do (at once when it is off). */
+  /** Settles when the catch-ups of the sources this worker owns now have nothing left to do (at once when they are off). */
   caughtUp(): Promise<void>;
+  /** The sources this worker owns now. */
+  owned(): string[];
   /**
    * Stops scheduling, drains running jobs (nothing new starts; in-flight requests and
    * transactions finish), cancels whatever is left after PITWALL_SHUTDOWN_TIMEOUT_MS, and closes
@@ -53,94 +60,142 @@ export interface Worker {
   readonly url: string | undefined;
 }
 
-/** A source's schedules and catch-up, as the worker runs them. */
-interface SourceJobs {
+/** A source this worker owns: its schedules and catch-up, and its runs going or waiting here. */
+interface OwnedSource {
   source: Source;
-  scheduler?: Scheduler;
+  scheduler: Scheduler;
   catchUp?: CatchUp;
 }
 
 /**
- * The long-running worker: each source's three jobs on their cron schedules against one pool.
- * With PITWALL_JOB_QUEUE=postgres (the default) a schedule's fire puts a job on the job queue
- * (src/worker/queue/engine.ts) and the job runs on whichever worker takes it; with `local` the
- * fire runs the job here. The pool belongs to the caller, who ends it after stop().
+ * The long-running worker. Each source is owned by one worker at a time (src/worker/ownership.ts):
+ * the owner runs the source's three jobs on their cron schedules, its catch-up when it takes the
+ * source, and its pace and concurrency in memory. Runs borrow connections from the pool only to
+ * load an answer or record the run; their job locks live on the ownership's lock session. The
+ * pool belongs to the caller, who ends it after stop().
  */
 export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOptions = {}): Worker {
   const { config, logger } = deps;
   const shutdown = gracefulStop(config.shutdownTimeoutMs);
   const running = new Set<Promise<unknown>>();
-  const sources: SourceJobs[] = (options.sources ?? [{ name: deps.source ?? DEFAULT_SOURCE, config: deps.config as Source['config'] }]).map((source) => ({ source }));
-  const metrics = createMetrics(deps.pool, sources.map((s) => s.source.name));
+  const sources: Source[] = options.sources ? [...options.sources] : [{ name: deps.source ?? DEFAULT_SOURCE, config: deps.config as Source['config'] }];
+  const owned = new Map<string, OwnedSource>();
+  // Runs going or waiting here, by source: a busy source is never handed over to even out shares.
+  const busy = new Map<string, number>();
+  const metrics = createMetrics(deps.pool, sources.map((s) => s.name));
+  // At most PITWALL_WORKER_JOBS runs go at once in this worker, whatever the number of sources it owns.
+  const runSlots = pLimit(config.workerJobs);
   let server: ObservabilityServer | undefined;
-  let engine: JobEngine | undefined;
+  let ownership: Ownership | undefined;
+  let heartbeats: HeartbeatGroup | undefined;
+  let coordination: RunCoordination | undefined;
   let stopped: Promise<void> | undefined;
-  // Ends the waits of queued catch-ups when the worker stops: one wait per source at a time.
+  // Ends the catch-ups' waits when the worker stops.
   const stopping = new AbortController();
   // A start that failed (its port taken, say) is reported by its error alone: the stop after it
   // speaks at debug, so a person at a terminal reads one line.
   let startedUp = false;
   setMaxListeners(sources.length + 10, stopping.signal);
 
-  const jobsOf = (name: string | undefined): SourceJobs => {
-    const found = name === undefined ? sources[0] : sources.find((s) => s.source.name === name);
+  const sourceNamed = (name: string | undefined): Source => {
+    const found = name === undefined ? sources[0] : sources.find((s) => s.name === name);
     if (!found) throw new Error(`the worker runs no source named ${name}`);
     return found;
   };
 
   const runJob = (job: JobName, trigger: Trigger = 'cron', sourceName?: string): Promise<RunSummary> => {
-    const { source } = jobsOf(sourceName);
-    const run = runSync(
-      { ...deps, config: source.config, source: source.name, observer: metrics.observer },
-      { job, trigger, drain: shutdown.drain, signal: shutdown.abort },
-    );
+    const source = sourceNamed(sourceName);
+    busy.set(source.name, (busy.get(source.name) ?? 0) + 1);
+    const run = runSlots(() => {
+      // Waited for a slot through a stop: nothing to record, no run began.
+      if (shutdown.drain.aborted) return Promise.resolve(buildSummary(0, job, 'interrupted', performance.now(), new RunCounters(), 'the worker stopped before the run began'));
+      return runSync(
+        { ...deps, config: source.config, source: source.name, observer: metrics.observer, ...(coordination ? { coordination } : {}) },
+        { job, trigger, drain: shutdown.drain, signal: shutdown.abort },
+      );
+    });
     running.add(run);
-    void run.then(
-      () => running.delete(run),
-      () => running.delete(run),
-    );
+    const settle = () => {
+      running.delete(run);
+      busy.set(source.name, (busy.get(source.name) ?? 1) - 1);
+    };
+    void run.then(settle, settle);
     return run;
   };
 
   // A source's lines carry its name, but for the one unnamed source of a single-source worker.
   const loggerOf = (source: string) => (source === DEFAULT_SOURCE ? logger : logger.child({ source }));
 
-  // Said by the worker that runs it: with the job queue, only one of the workers that decided it.
   const runCatchUp = (job: JobName, fire: string, sourceName: string): Promise<RunSummary> => {
     loggerOf(sourceName).info({ job, fire }, catchingUpMessage(job, fire));
     return runJob(job, 'catch-up', sourceName);
   };
 
   // A run records its own failure; an exception here means the database failed before the run
-  // could even be recorded (or the job queued). Logged, and the next tick tries again.
-  const scheduledRun = (jobs: SourceJobs, job: JobName, firedAt: Date): Promise<unknown> => {
-    const source = jobs.source.name;
-    if (job !== 'full' && jobs.catchUp?.fullRunning()) {
+  // could even be recorded. Logged, and the next tick tries again.
+  const scheduledRun = (own: OwnedSource, job: JobName): Promise<unknown> => {
+    const source = own.source.name;
+    if (job !== 'full' && own.catchUp?.fullRunning()) {
       logger.info({ source, job }, 'tick left to the full catch-up running now, which loads this job\'s data too');
       return Promise.resolve();
     }
-    const started = engine
-      ? queueCronFire(deps.pool, source, job, firedAt).then((id) =>
-          logger.debug({ source, job, firedAt, queued: id ?? 'by another worker' }, 'schedule fired'),
-        )
-      : runJob(job, 'cron', source);
-    return started.catch((err: unknown) =>
+    return runJob(job, 'cron', source).catch((err: unknown) =>
       logger.error({ source, job, err: err instanceof Error ? err.message : String(err) }, 'job could not run'),
     );
   };
 
-  // The first source's schedules stand for the worker's in its health report (every source's are
-  // started and stopped together); the status page shows each source's.
-  const health = () => checkHealth({ pool: deps.pool, scheduler: sources[0]?.scheduler, queue: engine, stopping: stopped !== undefined });
+  const scheduleOf = (source: Source): ScheduledJob[] => [
+    { job: 'live', cron: source.config.cronLive },
+    { job: 'season', cron: source.config.cronSeason },
+    { job: 'full', cron: source.config.cronFull },
+  ];
+
+  // Taken at start, from a worker that died, or handed over to even out shares: the source's dead
+  // runs are closed first (once for all the sources taken in one beat), then its schedules and
+  // its catch-up start here.
+  const gained = (names: readonly string[]): Promise<void> =>
+    markDeadRuns(deps.pool).then(
+      (abandoned) => {
+        if (abandoned.length > 0) logger.info({ abandoned }, 'runs left running by dead processes marked abandoned');
+      },
+      (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not check for dead runs'),
+    ).then(() => {
+      for (const name of names) {
+        if (stopped || ownership?.owns(name) !== true || owned.has(name)) continue;
+        const source = sourceNamed(name);
+        const jobs = scheduleOf(source);
+        const own: OwnedSource = {
+          source,
+          scheduler: startScheduler({ jobs, timezone: config.timezone, run: (job) => scheduledRun(own, job), logger: loggerOf(name) }),
+        };
+        if (config.catchUp === 'on') {
+          own.catchUp = startCatchUp({ pool: deps.pool, source: name, logger: loggerOf(name), jobs, timezone: config.timezone, run: (job, fire) => runCatchUp(job, fire, name) });
+        }
+        owned.set(name, own);
+      }
+    });
+
+  const lost = (name: string) => {
+    const own = owned.get(name);
+    owned.delete(name);
+    own?.scheduler.stop();
+    own?.catchUp?.stop();
+  };
+
+  // The first owned source's schedules stand for the worker's in its health report; the status
+  // page shows each source's. A worker that owns nothing (the others own every source) is healthy.
+  const schedule = {
+    alive: () => startedUp && ownership !== undefined && [...owned.values()].every((o) => o.scheduler.alive()),
+    nextRuns: () => [...owned.values()][0]?.scheduler.nextRuns() ?? {},
+  };
+  const health = () => checkHealth({ pool: deps.pool, scheduler: schedule, stopping: stopped !== undefined });
 
   const start = async () => {
-    await recordConfiguredSources(deps.pool, sources.map((s) => s.source.name));
-    const abandoned = await markDeadRuns(deps.pool);
-    if (abandoned.length > 0) logger.info({ abandoned }, 'runs left running by dead processes marked abandoned');
+    await recordConfiguredSources(deps.pool, sources.map((s) => s.name));
     for (const { source, job, at } of await lastSuccesses(deps.pool)) metrics.setLastSuccess(job, at, source);
     if (config.httpPort !== undefined) {
       // Every source's key, not only the first's: error texts on the page are redacted with them.
-      const secrets = [...configSecrets(config), ...sourceSecrets(sources.map((s) => s.source))];
+      const secrets = [...configSecrets(config), ...sourceSecrets(sources)];
       server = await startObservabilityServer({
         port: config.httpPort,
         host: config.httpHost,
@@ -150,61 +205,37 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
         status: () =>
           loadStatusPage(deps.pool, {
             secrets,
-            sources: () => sources.map(({ source, scheduler }) => ({ name: source.name, nextRuns: scheduler?.nextRuns() ?? {}, shapes: source.config.shapes ?? null })),
+            sources: () => sources.map((source) => ({ name: source.name, nextRuns: owned.get(source.name)?.scheduler.nextRuns() ?? {}, shapes: source.config.shapes ?? null })),
           }),
         ...(config.httpToken !== undefined ? { token: config.httpToken } : {}),
       });
       logger.info({ listening: server.bound, url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');
     }
-    if (config.jobQueue === 'postgres') {
-      engine = await startJobEngine({
-        pool: deps.pool,
-        logger,
-        concurrency: config.workerJobs,
-        sources: sources.map((s) => s.source.name),
-        run: (queued) => (queued.trigger === 'catch-up' ? runCatchUp(queued.job, queued.fire, queued.source) : runJob(queued.job, queued.trigger, queued.source)),
-      });
-    }
-    for (const jobs of sources) {
-      const { name, config: own } = jobs.source;
-      const scheduled: ScheduledJob[] = [
-        { job: 'live', cron: own.cronLive },
-        { job: 'season', cron: own.cronSeason },
-        { job: 'full', cron: own.cronFull },
-      ];
-      const sourceLogger = loggerOf(name);
-      jobs.scheduler = startScheduler({ jobs: scheduled, timezone: config.timezone, run: (job, firedAt) => scheduledRun(jobs, job, firedAt), logger: sourceLogger });
-      if (config.catchUp === 'on') {
-        jobs.catchUp = startCatchUp({
-          pool: deps.pool,
-          source: name,
-          logger: sourceLogger,
-          jobs: scheduled,
-          timezone: config.timezone,
-          run: (job, fire) => (engine ? catchUpThroughQueue(deps.pool, name, job, fire, stopping.signal) : runCatchUp(job, fire, name)),
-        });
-      }
-    }
-    logger.info({ sources: sources.map((s) => s.source.name), jobQueue: config.jobQueue, jobsAtOnce: engine ? config.workerJobs : undefined }, 'worker started');
+    ownership = new Ownership({ pool: deps.pool, sources: sources.map((s) => s.name), logger, gained, lost, busy: (s) => (busy.get(s) ?? 0) > 0 });
+    heartbeats = new HeartbeatGroup(deps.pool, logger, ownership.beatMs);
+    const session = () => ownership!.lockSession();
+    coordination = {
+      tryJobLocks: (source, jobs) => session().tryJobLocks(source, jobs),
+      startHeartbeat: heartbeats.start,
+      pace: new ProcessPace(ownership.shares),
+    };
+    await ownership.start();
     startedUp = true;
+    logger.info({ sources: sources.map((s) => s.name), owned: ownership.owned().length, jobsAtOnce: config.workerJobs }, 'worker started');
   };
 
   const stop = () =>
     (stopped ??= (async () => {
-      for (const jobs of sources) {
-        jobs.scheduler?.stop();
-        jobs.catchUp?.stop();
-      }
+      for (const name of [...owned.keys()]) lost(name);
       const say = startedUp ? logger.info.bind(logger) : logger.debug.bind(logger);
       say({ runs: running.size, timeoutMs: config.shutdownTimeoutMs }, 'worker stopping; draining runs');
       stopping.abort();
       shutdown.begin(new Error('worker stopping'));
-      // The queue takes no new job and waits for its running ones, which the drain ends; a run it
-      // ends this way hands its job back to the queue for another worker. Then every run started
-      // here (by the queue or by runJob) has recorded its outcome.
-      await engine?.stop();
+      // Every run started here has recorded its outcome; then the sources are freed for the
+      // other workers, whose next beat takes them.
       await Promise.allSettled([...running]);
-      await Promise.all(sources.map((jobs) => jobs.catchUp?.done));
+      await heartbeats?.stop();
+      await ownership?.stop();
       shutdown.dispose();
       await server?.close();
       say('worker stopped');
@@ -213,7 +244,8 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   return {
     start,
     runJob,
-    caughtUp: async () => void (await Promise.all(sources.map((jobs) => jobs.catchUp?.done))),
+    caughtUp: async () => void (await Promise.all([...owned.values()].map((o) => o.catchUp?.done))),
+    owned: () => ownership?.owned() ?? [],
     stop,
     health,
     metrics,

@@ -191,54 +191,6 @@ export const shapePaths = pitwall.table(
 );
 
 /**
- * The latest fire of each source's schedule (trigger `cron`) and start-up catch-up (`catch-up`)
- * that was put on the job queue. Every worker fires the same schedules; the one whose insert or
- * update of this row wins queues the job, so N workers queue it once. `fire` orders the fires: a
- * cron fire is its scheduled time (ISO, second precision), a catch-up the schedule's last fire
- * and the failed catch-ups before it, so a retry after a failed catch-up is a new fire.
- */
-export const jobFires = pitwall.table(
-  'job_fires',
-  {
-    ...sourced(),
-    job: text('job').notNull(),
-    trigger: text('trigger').notNull(),
-    fire: text('fire').notNull(),
-    queued_at: tstz('queued_at').notNull().default(sql`now()`),
-  },
-  (t) => [primaryKey({ columns: [t.source, t.job, t.trigger] })],
-);
-
-/**
- * Each source's request pace across every process: the time its next upstream request may start.
- * A request reserves the next slot (and pushes this on by 1 / maxRps), so a source's runs keep to
- * its rate together, however many jobs and workers run them. The row '*' is the pace of all
- * sources together (PITWALL_GLOBAL_MAX_RPS; src/sync/sql/request-pace.ts).
- */
-export const requestPace = pitwall.table('request_pace', {
-  source: text('source').primaryKey(),
-  next_at: tstz('next_at').notNull(),
-});
-
-/**
- * A source's requests in flight across every process: one row per slot of its `concurrency`, held
- * by the run whose request is out (`run_id`) until it answers. A slot is free when no run holds
- * it, when its run is no longer running (a run that died is marked abandoned by the next run of
- * its job at once, by any run or worker within a heartbeat's staleness), or when its lease ends.
- * src/sync/sql/request-slots.ts.
- */
-export const requestSlots = pitwall.table(
-  'request_slots',
-  {
-    source: text('source').notNull(),
-    slot: integer('slot').notNull(),
-    run_id: bigint('run_id', { mode: 'number' }),
-    until: tstz('until'),
-  },
-  (t) => [primaryKey({ columns: [t.source, t.slot] })],
-);
-
-/**
  * Which sources the configuration named, and when: every worker and `pitwall sync` records its
  * PITWALL_SOURCES at start (src/sync/sql/configured-sources.ts). A source missing from a start's
  * list is marked `unconfigured_since` then; its rows stay until `pitwall retire-source` marks them

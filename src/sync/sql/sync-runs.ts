@@ -77,3 +77,28 @@ export async function recordHeartbeat(db: pg.Pool, runId: number, totals: RunTot
     [runId, ...totalsParams(totals), scopes.done, scopes.total, JSON.stringify(summary)],
   );
 }
+
+/** One running run's figures for recordHeartbeats. */
+export interface RunBeat {
+  runId: number;
+  totals: RunTotals;
+  scopes: RunScopes;
+  summary: unknown;
+}
+
+/**
+ * Every running run of one process, in one statement: a worker's beat costs one statement
+ * however many runs it has going. Like recordHeartbeat, only rows still `running`.
+ */
+export async function recordHeartbeats(db: pg.Pool, beats: readonly RunBeat[]): Promise<void> {
+  if (beats.length === 0) return;
+  const rows = beats.map((b) => ({ run_id: b.runId, ...b.totals, done: b.scopes.done, total: b.scopes.total, summary: b.summary }));
+  await db.query(
+    `UPDATE pitwall.sync_runs r SET heartbeat_at = now(), requests = b.requests, retries = b.retries,
+       rows_inserted = b.inserted, rows_updated = b.updated, rows_unchanged = b.unchanged, rows_deleted = b.deleted, rows_rejected = b.rejected,
+       scopes_done = b.done, scopes_total = b.total, summary = b.summary
+     FROM jsonb_to_recordset($1::jsonb) AS b(run_id bigint, requests int, retries int, inserted int, updated int, unchanged int, deleted int, rejected int, done int, total int, summary jsonb)
+     WHERE r.run_id = b.run_id AND r.status = 'running'`,
+    [JSON.stringify(rows)],
+  );
+}

@@ -1,0 +1,69 @@
+import type pg from 'pg';
+
+import { abortableSleep } from '../api/rate-limit.js';
+import { HEARTBEAT_INTERVAL_MS } from '../sync/heartbeat.js';
+
+import { asObjid, PRESENCE_NAMESPACE, sourceLockId } from './lock-ids.js';
+import { LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from './lock-picture.js';
+import type { PaceShares } from './pace.js';
+
+export interface GuestPlace {
+  shares: PaceShares;
+  /**
+   * Settles when the guest may send: at once when no worker owns its sources; otherwise one beat
+   * later, by when every owner has seen the guest and given it its share.
+   */
+  ready(signal?: AbortSignal): Promise<void>;
+  /** Whether a worker owned one of the sources when the guest arrived. */
+  beside: boolean;
+  leave(): Promise<void>;
+}
+
+/**
+ * A process that works sources without owning them (a manual `pitwall sync`, a probe) makes
+ * itself known with a shared presence lock per source, held on one pooled connection while it
+ * works: the owner of each source then gives it an equal share of the source's rate, and every
+ * worker counts it when sharing out the cap on all sources. It looks again every beat, as the
+ * workers do, so a worker that arrives later is seen too.
+ */
+export async function takeGuestPlace(pool: pg.Pool, sources: readonly string[], beatMs = HEARTBEAT_INTERVAL_MS): Promise<GuestPlace> {
+  const client = await pool.connect();
+  let picture: LockPicture;
+  try {
+    await client.query('SELECT pg_advisory_lock_shared($1, id) FROM unnest($2::int[]) AS id', [PRESENCE_NAMESPACE, sources.map(sourceLockId)]);
+    picture = lockPicture((await client.query(LOCK_PICTURE_SQL)).rows);
+  } catch (err) {
+    client.release(err instanceof Error ? err : new Error(String(err)));
+    throw err;
+  }
+  const beside = sources.some((s) => picture.owned.has(asObjid(sourceLockId(s))));
+  let looking: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    looking = looking.then(async () => {
+      try {
+        picture = lockPicture((await client.query(LOCK_PICTURE_SQL)).rows);
+      } catch {
+        // The last picture stands until the next look.
+      }
+    });
+  }, beatMs);
+  timer.unref();
+  let left = false;
+  return {
+    shares: { sourceShare: (source) => sourceShareOf(picture, source), globalShare: () => 1 / picture.processes },
+    ready: async (signal) => (beside ? abortableSleep(beatMs + 1_000, signal) : undefined),
+    beside,
+    leave: async () => {
+      if (left) return;
+      left = true;
+      clearInterval(timer);
+      await looking;
+      try {
+        await client.query('SELECT pg_advisory_unlock_shared($1, id) FROM unnest($2::int[]) AS id', [PRESENCE_NAMESPACE, sources.map(sourceLockId)]);
+        client.release();
+      } catch (err) {
+        client.release(err instanceof Error ? err : new Error(String(err)));
+      }
+    },
+  };
+}

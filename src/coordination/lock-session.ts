@@ -1,0 +1,78 @@
+import { hostname } from 'node:os';
+
+import pg from 'pg';
+
+import { coerceDbError, DatabaseError } from '../db/errors.js';
+import type { JobLock } from '../sync/sql/job-lock.js';
+import { jobLockId, LOCK_NAMESPACE } from '../sync/sql/job-lock.js';
+
+/**
+ * One connection that holds every advisory lock of a process: the sources it owns, its presence,
+ * and the job lock of each run it has going. Locks cost no connection each, so a worker with a
+ * thousand sources holds them on this one. The session is the lease: `kill -9` ends it and the
+ * server frees every lock at once; a process that is only slow keeps them.
+ *
+ * When the connection drops, every lock is gone with it: `lost` aborts, the process's runs stop
+ * (their job locks were here), and the owner opens a new session and takes its sources again.
+ */
+export class LockSession {
+  private readonly ended = new AbortController();
+
+  private constructor(private readonly client: pg.Client) {
+    const onLoss = (err?: unknown) => {
+      if (this.ended.signal.aborted) return;
+      const cause = coerceDbError(err ?? new Error('the lock session\'s connection ended'));
+      this.ended.abort(new DatabaseError(`lost the lock session: ${cause.message}`, { cause: err, sqlstate: cause.sqlstate, retryable: false }));
+    };
+    client.on('error', onLoss);
+    client.on('end', () => onLoss());
+  }
+
+  /** A session on the pool's database, named for this process in pg_stat_activity. */
+  static async open(pool: pg.Pool, role: string): Promise<LockSession> {
+    const client = new pg.Client({ ...pool.options, application_name: `pitwall ${role} ${process.pid}@${hostname()}`.slice(0, 63) });
+    await client.connect();
+    return new LockSession(client);
+  }
+
+  /** Aborted, with a DatabaseError, when the connection dropped: every lock of the session is gone. */
+  get lost(): AbortSignal {
+    return this.ended.signal;
+  }
+
+  async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
+    this.ended.signal.throwIfAborted();
+    return (await this.client.query<R>(text, values)).rows;
+  }
+
+  /**
+   * The job locks of one run of `source`, taken together or not at all (null when another
+   * process holds one): a manual sync beside the worker never runs a job twice at once.
+   */
+  async tryJobLocks(source: string, jobs: readonly string[]): Promise<JobLock | null> {
+    const ids = jobs.map((job) => jobLockId(source, job));
+    const taken = await this.query<{ id: number; ok: boolean }>('SELECT id, pg_try_advisory_lock($1, id) AS ok FROM unnest($2::int[]) AS id', [LOCK_NAMESPACE, ids]);
+    if (!taken.every((t) => t.ok)) {
+      const held = taken.filter((t) => t.ok).map((t) => t.id);
+      if (held.length > 0) await this.query('SELECT pg_advisory_unlock($1, id) FROM unnest($2::int[]) AS id', [LOCK_NAMESPACE, held]);
+      return null;
+    }
+    let released = false;
+    return {
+      lost: this.lost,
+      confirm: async () => this.lost.throwIfAborted(),
+      release: async () => {
+        if (released || this.lost.aborted) return;
+        released = true;
+        await this.query('SELECT pg_advisory_unlock($1, id) FROM unnest($2::int[]) AS id', [LOCK_NAMESPACE, ids]).catch(() => undefined);
+      },
+    };
+  }
+
+  /** Ends the session, freeing every lock it holds. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.ended.signal.aborted) return;
+    this.ended.abort(new DatabaseError('the lock session was closed', { retryable: false }));
+    await this.client.end().catch(() => undefined);
+  }
+}

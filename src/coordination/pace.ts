@@ -1,0 +1,99 @@
+import { abortableSleep, type RateLimiter } from '../api/rate-limit.js';
+
+type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/**
+ * Requests per second that can change while requests wait (a share that a worker's beat
+ * recomputes); 0 means unlimited.
+ */
+export type Rate = () => number;
+
+/**
+ * Requests take turns: the next one waits until one interval after the previous one went, so the
+ * spacing is measured between sends, not between reservations. A process stopped with SIGSTOP
+ * (or a loop blocked for a while) therefore never sends its overdue requests in one burst when it
+ * resumes: the first goes, the next waits a whole interval after it.
+ */
+export class TurnLimiter implements RateLimiter {
+  private turn: Promise<void> = Promise.resolve();
+  private nextAt = -Infinity;
+
+  constructor(
+    private readonly rate: Rate,
+    private readonly sleep: Sleep = abortableSleep,
+    /** Inside this limiter's turn, before its request counts as sent: the cap on all sources together. */
+    private readonly then?: RateLimiter,
+  ) {}
+
+  acquire(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const mine = this.turn.then(async () => {
+      signal?.throwIfAborted();
+      const wait = this.nextAt - performance.now();
+      if (wait > 0) await this.sleep(wait, signal);
+      await this.then?.acquire(signal);
+      const rps = this.rate();
+      this.nextAt = rps > 0 ? performance.now() + 1000 / rps : -Infinity;
+    });
+    // A request that gave up (aborted) hands its turn on; it spent no interval.
+    this.turn = mine.catch(() => undefined);
+    return mine;
+  }
+}
+
+/** What a source's requests share in one process: their pace and their requests in flight. */
+export interface SourcePace {
+  limiter: RateLimiter;
+  /** The source's requests in flight at most, in this process (PITWALL_CONCURRENCY, or a share of it). */
+  concurrency(): number;
+}
+
+export interface PaceShares {
+  /** This process's share of the source's own rate: 1, or less while another process works the source. */
+  sourceShare(source: string): number;
+  /** This process's share of the cap on all sources together: 1 over the processes sharing it. */
+  globalShare(): number;
+}
+
+export const WHOLE: PaceShares = { sourceShare: () => 1, globalShare: () => 1 };
+
+/**
+ * Every source's pace in one process, and the cap on all of them together, kept in memory: no
+ * statement per request. Across processes the rates are shared out instead (`shares`): a worker
+ * owns its sources alone, and a process that works a source beside its owner (a manual sync, a
+ * probe) takes half of its rate while the owner, seeing it at its next beat, keeps the other half.
+ */
+export class ProcessPace {
+  private readonly sources = new Map<string, { maxRps: number; concurrency: number; pace: SourcePace }>();
+  private readonly global: TurnLimiter;
+  private globalMaxRps = 0;
+
+  constructor(
+    private readonly shares: PaceShares = WHOLE,
+    private readonly sleep: Sleep = abortableSleep,
+  ) {
+    this.global = new TurnLimiter(() => this.globalMaxRps * this.shares.globalShare(), sleep);
+  }
+
+  /**
+   * The pace of `source`'s requests in this process. Settings given later (a test changing them
+   * between runs) apply from then on; the cap on all sources is the latest one given.
+   */
+  of(source: string, settings: { maxRps: number; globalMaxRps: number; concurrency: number }): SourcePace {
+    this.globalMaxRps = settings.globalMaxRps;
+    const known = this.sources.get(source);
+    if (known) {
+      known.maxRps = settings.maxRps;
+      known.concurrency = settings.concurrency;
+      return known.pace;
+    }
+    const entry = { maxRps: settings.maxRps, concurrency: settings.concurrency } as { maxRps: number; concurrency: number; pace: SourcePace };
+    const share = () => this.shares.sourceShare(source);
+    entry.pace = {
+      limiter: new TurnLimiter(() => entry.maxRps * share(), this.sleep, this.global),
+      concurrency: () => Math.max(1, Math.floor(entry.concurrency * share())),
+    };
+    this.sources.set(source, entry);
+    return entry.pace;
+  }
+}

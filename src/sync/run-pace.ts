@@ -1,0 +1,22 @@
+import { takeGuestPlace } from '../coordination/guest.js';
+import { ProcessPace } from '../coordination/pace.js';
+
+import type { RunContext } from './run-shell.js';
+import type { SyncDeps } from './types.js';
+
+/**
+ * The pace a sync run keeps: its worker's (the worker owns the source and paces it in memory), or,
+ * for a run of its own (a manual sync), a guest's: when a worker owns the source, the run takes an
+ * equal share of the source's rate and starts once the worker has seen it (one beat).
+ */
+export async function withPace<T>(deps: SyncDeps, run: RunContext, work: (pace: ProcessPace) => Promise<T>): Promise<T> {
+  if (deps.coordination) return work(deps.coordination.pace);
+  const guest = await takeGuestPlace(deps.pool, [run.source]);
+  try {
+    if (guest.beside) run.logger.info('a worker owns this source: this run shares its rate with it, from the worker\'s next beat');
+    await guest.ready(run.halt).catch(() => undefined);
+    return await work(new ProcessPace(guest.shares));
+  } finally {
+    await guest.leave();
+  }
+}
