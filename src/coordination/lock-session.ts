@@ -1,9 +1,11 @@
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 
 import pg from 'pg';
 
 import { coerceDbError, DatabaseError } from '../db/errors.js';
 import type { JobLock } from '../sync/sql/job-lock.js';
+import { ABANDON } from '../sync/sql/dead-runs.js';
 import { jobLockId, LOCK_NAMESPACE } from '../sync/sql/job-lock.js';
 
 /**
@@ -17,8 +19,12 @@ import { jobLockId, LOCK_NAMESPACE } from '../sync/sql/job-lock.js';
  */
 export class LockSession {
   private readonly ended = new AbortController();
+  // One statement at a time on the connection: the beat and the runs' lock statements queue here.
+  private turn: Promise<unknown> = Promise.resolve();
 
   private constructor(private readonly client: pg.Client) {
+    // Every run of the worker watches it (its job locks live here): one listener per run.
+    setMaxListeners(0, this.ended.signal);
     const onLoss = (err?: unknown) => {
       if (this.ended.signal.aborted) return;
       const cause = coerceDbError(err ?? new Error('the lock session\'s connection ended'));
@@ -41,20 +47,39 @@ export class LockSession {
   }
 
   async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
-    this.ended.signal.throwIfAborted();
-    return (await this.client.query<R>(text, values)).rows;
+    const mine = this.turn.then(() => {
+      this.ended.signal.throwIfAborted();
+      return this.client.query<R>(text, values);
+    });
+    this.turn = mine.catch(() => undefined);
+    return (await mine).rows;
   }
 
   /**
    * The job locks of one run of `source`, taken together or not at all (null when another
-   * process holds one): a manual sync beside the worker never runs a job twice at once.
+   * process holds one): a manual sync beside the worker never runs a job twice at once. Taken,
+   * they prove that no live process runs `job`, so the same statement closes its rows still
+   * marked running (as markAbandoned does).
    */
-  async tryJobLocks(source: string, jobs: readonly string[]): Promise<JobLock | null> {
-    const ids = jobs.map((job) => jobLockId(source, job));
-    const taken = await this.query<{ id: number; ok: boolean }>('SELECT id, pg_try_advisory_lock($1, id) AS ok FROM unnest($2::int[]) AS id', [LOCK_NAMESPACE, ids]);
+  async tryJobLocks(source: string, jobs: readonly string[], job: string): Promise<JobLock | null> {
+    const ids = jobs.map((j) => jobLockId(source, j));
+    let taken: Array<{ id: number; ok: boolean }>;
+    try {
+      taken = await this.query<{ id: number; ok: boolean }>(
+        `WITH taken AS MATERIALIZED (SELECT id, pg_try_advisory_lock($1, id) AS ok FROM unnest($2::int[]) AS id),
+              closed AS (UPDATE pitwall.sync_runs SET ${ABANDON}
+                          WHERE source = $3 AND job = $4 AND status = 'running' AND (SELECT bool_and(ok) FROM taken))
+         SELECT id, ok FROM taken`,
+        [LOCK_NAMESPACE, ids, source, job],
+      );
+    } catch (err) {
+      // Session locks outlive a failed statement: give back whatever it took.
+      await this.unlockJobs(ids).catch(() => undefined);
+      throw err;
+    }
     if (!taken.every((t) => t.ok)) {
       const held = taken.filter((t) => t.ok).map((t) => t.id);
-      if (held.length > 0) await this.query('SELECT pg_advisory_unlock($1, id) FROM unnest($2::int[]) AS id', [LOCK_NAMESPACE, held]);
+      if (held.length > 0) await this.unlockJobs(held);
       return null;
     }
     let released = false;
@@ -64,9 +89,13 @@ export class LockSession {
       release: async () => {
         if (released || this.lost.aborted) return;
         released = true;
-        await this.query('SELECT pg_advisory_unlock($1, id) FROM unnest($2::int[]) AS id', [LOCK_NAMESPACE, ids]).catch(() => undefined);
+        await this.unlockJobs(ids).catch(() => undefined);
       },
     };
+  }
+
+  private async unlockJobs(ids: readonly number[]): Promise<void> {
+    await this.query('SELECT pg_advisory_unlock($1, id) FROM unnest($2::int[]) AS id', [LOCK_NAMESPACE, ids]);
   }
 
   /** Ends the session, freeing every lock it holds. Safe to call twice. */

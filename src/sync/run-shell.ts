@@ -73,11 +73,12 @@ export async function runInShell(deps: RunShellDeps, spec: RunSpec, work: (run: 
   const { coordination } = deps;
   // A worker marks dead runs when it takes a source over, not before each of its runs.
   if (!coordination) await markDeadRunsAtStart(deps);
-  const lock = coordination ? await coordination.tryJobLocks(spec.source, spec.locks) : await tryJobLocks(deps.pool, spec.source, spec.locks);
+  const lock = coordination ? await coordination.tryJobLocks(spec.source, spec.locks, spec.job) : await tryJobLocks(deps.pool, spec.source, spec.locks);
   if (!lock) return skipped(deps, spec, started);
   try {
-    // The lock proves no live process owns a row of this job still marked running.
-    await markAbandoned(deps.pool, spec.source, spec.job);
+    // The lock proves no live process owns a row of this job still marked running (the
+    // worker's lock statement closes them itself).
+    if (!coordination) await markAbandoned(deps.pool, spec.source, spec.job);
     const runId = await insertRun(deps.pool, spec.source, spec.job, spec.trigger, 'running', spec.shapes ?? null);
     const run = runContext(deps, spec, runId, lock);
     if (spec.job !== 'rebuild') deps.observer?.runStarted?.({ runId, job: spec.job, source: spec.source });

@@ -43,7 +43,8 @@ export interface SyncObserver {
  * own: a connection for its job locks, a heartbeat of its own, and a guest's share of the pace.
  */
 export interface RunCoordination {
-  tryJobLocks(source: string, jobs: readonly string[]): Promise<JobLock | null>;
+  /** Takes the run's job locks, and closes the rows of `job` still marked running (no live process has them). */
+  tryJobLocks(source: string, jobs: readonly string[], job: string): Promise<JobLock | null>;
   startHeartbeat: StartHeartbeat;
   pace: ProcessPace;
 }

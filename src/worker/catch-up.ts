@@ -71,10 +71,14 @@ function whereRunning(run: RunningRun | undefined): string {
 }
 
 async function decide(options: CatchUpOptions): Promise<CatchUpDecision[]> {
-  // Dead runs first, so a catch-up that died counts as failed rather than as running.
-  await markDeadRuns(options.pool);
+  let history = await catchUpHistory(options.pool, options.source);
+  // A run recorded running whose lock is free may be dead: dead runs are marked first, so a
+  // catch-up that died counts as failed rather than as running.
+  if (Object.values(history).some((h) => h?.running && !h.running.lockHeld)) {
+    await markDeadRuns(options.pool);
+    history = await catchUpHistory(options.pool, options.source);
+  }
   const now = new Date();
-  const history = await catchUpHistory(options.pool, options.source);
   return options.jobs.map(({ job, cron }) =>
     decideCatchUp(job, previousFire(cron, options.timezone, now), coveredLastSuccess(job, history), history[job], now, STALE_AFTER_MS),
   );
@@ -125,6 +129,8 @@ export function startCatchUp(options: CatchUpOptions): CatchUp {
         if (stopped.signal.aborted) return;
         const summary = await runOne(d);
         if (summary.status === 'interrupted') return;
+        // A full's success covers live and season too (coveredLastSuccess): nothing is behind.
+        if (d.job === 'full' && summary.status === 'succeeded') return;
         if (summary.status === 'skipped' || summary.status === 'succeeded') settled.add(d.job);
       }
       if (due.length > 0) continue;

@@ -5,7 +5,16 @@ import { LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from '
 import { LockSession } from '../coordination/lock-session.js';
 import type { PaceShares } from '../coordination/pace.js';
 import type { Logger } from '../log.js';
-import { HEARTBEAT_INTERVAL_MS } from '../sync/heartbeat.js';
+import { HEARTBEAT_INTERVAL_MS, STALE_AFTER_MS } from '../sync/heartbeat.js';
+
+/**
+ * How long after a worker dies (`kill -9`, a lost machine) its sources' runs start again on
+ * another live worker, in ms: that worker takes the sources at its next beat (within one
+ * interval), and its catch-up reruns a dead run a second after the run's last heartbeat (written
+ * before the death) is STALE_AFTER_MS old (catch-up-plan.ts). The two waits overlap; their sum
+ * bounds both, and 4 s more are left for starting the run on a busy machine.
+ */
+export const TAKEOVER_BOUND_MS = HEARTBEAT_INTERVAL_MS + STALE_AFTER_MS + 1_000 + 4_000;
 
 export interface OwnershipOptions {
   pool: pg.Pool;

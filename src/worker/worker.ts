@@ -215,7 +215,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
     heartbeats = new HeartbeatGroup(deps.pool, logger, ownership.beatMs);
     const session = () => ownership!.lockSession();
     coordination = {
-      tryJobLocks: (source, jobs) => session().tryJobLocks(source, jobs),
+      tryJobLocks: (source, jobs, job) => session().tryJobLocks(source, jobs, job),
       startHeartbeat: heartbeats.start,
       pace: new ProcessPace(ownership.shares),
     };

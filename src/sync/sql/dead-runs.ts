@@ -23,7 +23,7 @@ const DEAD_ERROR = `format('its process (pid %s on %s) stopped reporting progres
  * How a dead run's row is closed: at its last sign of life (its last heartbeat, or its start if it
  * never beat), keeping the counts its heartbeats wrote, with an error naming the process.
  */
-const ABANDON = `status = 'abandoned', finished_at = COALESCE(heartbeat_at, started_at), error = ${DEAD_ERROR},
+export const ABANDON = `status = 'abandoned', finished_at = COALESCE(heartbeat_at, started_at), error = ${DEAD_ERROR},
        summary = CASE WHEN summary IS NULL THEN NULL ELSE summary || jsonb_build_object('status', 'abandoned', 'error', ${DEAD_ERROR}) END`;
 
 /** SQLSTATEs of a session that may read but not write: a read-only role or a standby. */
