@@ -7,9 +7,10 @@ import type pg from 'pg';
  * - `setup`: migrations and the extension itself (DDL, the migration tables);
  * - `bench`: the bench's own polling (BENCH_QUERIES);
  * - `runRecord`: the two statements that open and close a run's record in pitwall.sync_runs;
- * - `coordination`: who runs what and at what pace: the pace and slot tables, job fires, the job
- *   engine's schema, advisory locks, pg_locks, notifications, and every other statement on
- *   pitwall.sync_runs (heartbeats, dead-run marking, the catch-up's reads);
+ * - `coordination`: who works what: the lock sessions' statements (advisory locks taken and given
+ *   back: a source's owner, a guest's presence, a run's job locks; the look at pg_locks each beat),
+ *   and every other statement on pitwall.sync_runs (the one heartbeat per beat, dead-run marking,
+ *   the catch-up's reads); a source's pace and concurrency live in each process's memory and send none;
  * - `load`: the rest, which is what a scope's load transaction sends (its BEGIN and COMMIT too).
  * `perRequest` is coordination over the requests the upstream answered, issue 29's measure.
  */
@@ -31,9 +32,9 @@ export const BENCH_QUERIES = {
   requestsBySource: 'SELECT source, sum(requests)::int AS requests FROM pitwall.sync_runs GROUP BY source',
 } as const;
 
-const SETUP = /^\s*(create|drop|alter|grant|revoke|comment|lock|set search_path)\b|"?drizzle"?\.|"?graphile_worker"?\.migrations|pg_stat_statements/i;
+const SETUP = /^\s*(create|drop|alter|grant|revoke|comment|lock|set search_path)\b|"?drizzle"?\.|pg_stat_statements/i;
 const RUN_RECORD = /^\s*(INSERT INTO pitwall\.sync_runs \(|UPDATE pitwall\.sync_runs SET status = \$\d+, finished_at = now\(\))/i;
-const COORDINATION = /pitwall\.(request_pace|request_slots|job_fires|sync_runs)\b|graphile_worker|pg_(try_)?advisory|pg_locks|pg_notify|\blisten\b/i;
+const COORDINATION = /pitwall\.sync_runs\b|pg_(try_)?advisory|pg_locks/i;
 
 const normalise = (q: string) => q.replace(/\s+/g, ' ').trim();
 /** A statement as pg_stat_statements keeps it: constants and parameters become placeholders. */

@@ -9,12 +9,16 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 
 import { currentClusterData } from '../../src/embedded/cluster-home.js';
 import { openEmbeddedServer } from '../../src/embedded/server.js';
+import { createSilentLogger } from '../../src/log.js';
 import { PROBE_ATTEMPTS, retryAllowance } from '../../src/probe/sample.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { ENDPOINTS } from '../../src/sync/endpoints.js';
+import { HEARTBEAT_INTERVAL_MS } from '../../src/sync/heartbeat.js';
+import { createWorker } from '../../src/worker/worker.js';
 import { runCli } from '../helpers/cli.js';
 import { useDatabase } from '../helpers/fixture.js';
 import { startShapeProxy, type ShapeProxy } from '../helpers/shape-proxy.js';
+import { simulatorClock, workerConfig } from '../worker/helpers.js';
 
 const BUDGET = 20;
 async function simulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
@@ -181,38 +185,40 @@ async function startFlakyProxy(target: string): Promise<{ url: string; close: ()
 }
 
 /**
- * A sync elsewhere has reserved the default source's slots for the next 5 s: a probe run with
- * `env` (at 50 requests/s) waits for them, and its requests take the slots after them, moving the
- * pace on by at least 1/50 s each.
+ * A worker owns the default source of the warehouse `pool` is on, idle. A probe of that source
+ * (`env`, at 10 requests/s) joins as its guest: it waits a beat, until the worker has seen it,
+ * then keeps to half of the rate, so the key's busiest second at the simulator holds at most 5
+ * (and one at its edges), where the probe alone sends 10.
  */
-async function probeBehindReservedPace(pool: pg.Pool, sim: RunningSimulator, env: Record<string, string>): Promise<void> {
-  const { rows: reserved } = await pool.query<{ until: Date }>(
-    `INSERT INTO pitwall.request_pace (source, next_at) VALUES ('default', clock_timestamp() + interval '5 seconds')
-     ON CONFLICT (source) DO UPDATE SET next_at = excluded.next_at RETURNING next_at AS until`,
-  );
-  const before = sim.requests().total;
-  const started = performance.now();
-  const r = await runCli(['probe', '--json'], env);
-  expect(r.code).toBe(0);
-  expect(performance.now() - started).toBeGreaterThan(4_800);
-  const { rows } = await pool.query<{ ahead_ms: number }>(
-    `SELECT extract(epoch FROM next_at - $1::timestamptz)::float8 * 1000 AS ahead_ms FROM pitwall.request_pace WHERE source = 'default'`,
-    [reserved[0]!.until],
-  );
-  expect(rows[0]!.ahead_ms).toBeGreaterThanOrEqual((sim.requests().total - before) * 20 - 1);
+async function probeBesideOwner(pool: pg.Pool, url: string, sim: RunningSimulator, env: Record<string, string>): Promise<void> {
+  const rate = { PITWALL_MAX_RPS: '10', PITWALL_GLOBAL_MAX_RPS: '0' };
+  const worker = createWorker({ pool, config: workerConfig({ url }, sim, rate), logger: createSilentLogger(), now: simulatorClock(sim) });
+  try {
+    await worker.start();
+    expect(worker.owned()).toEqual(['default']);
+    sim.resetRequests();
+    const started = performance.now();
+    const r = await runCli(['probe', '--json'], { ...env, ...rate });
+    expect(r.code, r.stderr).toBe(0);
+    expect(performance.now() - started).toBeGreaterThan(HEARTBEAT_INTERVAL_MS + 1_000);
+    expect(sim.requests().total).toBeGreaterThanOrEqual(ENDPOINTS.length);
+    expect(sim.requests().bySite[1]?.peakPerSecond).toBeLessThanOrEqual(6);
+  } finally {
+    await worker.stop();
+  }
 }
 
 describe('pitwall probe beside a warehouse', () => {
   const db = useDatabase();
 
-  it('takes its requests\' slots from the source\'s shared pace, where syncs and workers take theirs', async () => {
+  it('joins as a guest of the worker that owns its source, and keeps to its share of the rate', async () => {
     const sim = await simulator();
-    await probeBehindReservedPace(db.pool, sim, { ...envFor(sim.url, sim.key), DATABASE_URL: db.url, PITWALL_MAX_RPS: '50', PITWALL_GLOBAL_MAX_RPS: '0' });
+    await probeBesideOwner(db.pool, db.url, sim, { ...envFor(sim.url, sim.key), DATABASE_URL: db.url });
   });
 
   it('keeps to its own rate where the warehouse is not migrated', async () => {
     const sim = await simulator();
-    await db.pool.query('DROP TABLE pitwall.request_pace');
+    await db.pool.query('DROP SCHEMA pitwall CASCADE');
     // Debug: a probe shows only its report and errors below it.
     const r = await runCli(['probe', '--json', '--log-level', 'debug'], { ...envFor(sim.url, sim.key), DATABASE_URL: db.url });
     expect(r.code).toBe(0);
@@ -221,7 +227,7 @@ describe('pitwall probe beside a warehouse', () => {
 });
 
 describe('pitwall probe beside the embedded warehouse', () => {
-  it('shares the pace while the warehouse\'s server runs, and never starts it', async () => {
+  it('joins as a guest while the warehouse\'s server runs, and never starts it', async () => {
     const sim = await simulator();
     const dir = tempDir();
     const env = { ...envFor(sim.url, sim.key), PITWALL_DATA_DIR: dir, PITWALL_MAX_RPS: '50', PITWALL_GLOBAL_MAX_RPS: '0' };
@@ -234,12 +240,12 @@ describe('pitwall probe beside the embedded warehouse', () => {
     expect(alone.stderr).toContain('server is not running, so no sync is using it');
     expect(existsSync(pidFile)).toBe(false);
 
-    // Up, as a worker keeps it: the probe joins it, and its requests wait behind the 5 s reserved.
+    // Up, as a worker keeps it: the probe joins it as the worker's guest.
     const server = await openEmbeddedServer({ dir, purpose: 'a worker, for the test' });
     try {
-      const pool = new pg.Pool({ connectionString: server.url, max: 1 });
+      const pool = new pg.Pool({ connectionString: server.url, max: 4 });
       try {
-        await probeBehindReservedPace(pool, sim, env);
+        await probeBesideOwner(pool, server.url, sim, env);
       } finally {
         await pool.end();
       }

@@ -1,0 +1,147 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { abortableSleep, type RateLimiter } from '../../src/api/rate-limit.js';
+import { ProcessPace, TurnLimiter, type PaceShares } from '../../src/coordination/pace.js';
+
+// Fake timers fake performance.now() too, which is the clock the limiters read: every time below
+// is in fake milliseconds from 0, and no test waits on the wall clock.
+beforeEach(() => void vi.useFakeTimers({ now: 0 }));
+afterEach(() => void vi.useRealTimers());
+
+/**
+ * Requests asking for their turn at once, one per limiter given (a limiter named twice, two of
+ * its requests): when each was let go, in the order given, once `ms` have passed.
+ */
+async function sendTimes(limiters: readonly RateLimiter[], ms: number): Promise<number[]> {
+  const all = Promise.all(limiters.map((l) => l.acquire().then(() => performance.now())));
+  await vi.advanceTimersByTimeAsync(ms);
+  return all;
+}
+
+const requestsOf = (limiter: RateLimiter, n: number): RateLimiter[] => Array.from({ length: n }, () => limiter);
+
+/** Shares a test changes while requests wait, as a worker's beat does. */
+function shares(source = 1, global = 1): PaceShares & { source: number; global: number } {
+  const s = { source, global, sourceShare: () => s.source, globalShare: () => s.global };
+  return s;
+}
+
+describe('TurnLimiter', () => {
+  it('lets requests go one interval apart, the first at once', async () => {
+    expect(await sendTimes(requestsOf(new TurnLimiter(() => 4), 4), 1000)).toEqual([0, 250, 500, 750]);
+  });
+
+  it('never waits at rate 0 (unlimited)', async () => {
+    expect(await sendTimes(requestsOf(new TurnLimiter(() => 0), 50), 0)).toEqual(Array.from({ length: 50 }, () => 0));
+  });
+
+  it('sends no burst after a stall: a wait that returned 5 s late (SIGSTOP) lets one request go, the next one interval after it', async () => {
+    // The process stopped during the second request's wait: its sleep returns 5 s late.
+    let stall = 5_000;
+    const sleep = (ms: number, signal?: AbortSignal) => {
+      const late = stall;
+      stall = 0;
+      return abortableSleep(ms + late, signal);
+    };
+    // A limiter reserving slots ahead (250, 500, 750) would let the three overdue ones go together at 5,250.
+    expect(await sendTimes(requestsOf(new TurnLimiter(() => 4, sleep), 4), 10_000)).toEqual([0, 5_250, 5_500, 5_750]);
+  });
+
+  it('banks no turns while idle: after 5 s without requests, the next goes at once and the one after waits an interval', async () => {
+    const limiter = new TurnLimiter(() => 4);
+    await limiter.acquire();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(await sendTimes(requestsOf(limiter, 3), 1_000)).toEqual([5_000, 5_250, 5_500]);
+  });
+
+  it('hands the turn on when a waiting request is aborted: the one behind it goes when the aborted one would have', async () => {
+    const limiter = new TurnLimiter(() => 4);
+    await limiter.acquire();
+    const controller = new AbortController();
+    const aborted = limiter.acquire(controller.signal);
+    const next = limiter.acquire().then(() => performance.now());
+    await vi.advanceTimersByTimeAsync(100);
+    controller.abort(new Error('the run drains'));
+    await expect(aborted).rejects.toThrow('the run drains');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await next).toBe(250);
+  });
+
+  it('rejects a request whose signal is already aborted, as a RateLimiter promises (not a throw), and keeps the turn for the next', async () => {
+    const limiter = new TurnLimiter(() => 4);
+    await expect(limiter.acquire(AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+    expect(await sendTimes(requestsOf(limiter, 2), 1_000)).toEqual([0, 250]);
+  });
+});
+
+describe('ProcessPace', () => {
+  const settings = { maxRps: 10, globalMaxRps: 0, concurrency: 4 };
+
+  it("spaces a source's requests by this process's share of its rate, read at each send", async () => {
+    const s = shares();
+    const { limiter } = new ProcessPace(s).of('track-a', settings);
+    await limiter.acquire();
+    // A guest arrived; the worker's beat halves its share. The wait already begun (100 ms at 10/s)
+    // stands; every interval after a send from then on is 200 ms.
+    s.source = 0.5;
+    expect(await sendTimes(requestsOf(limiter, 3), 1_000)).toEqual([100, 300, 500]);
+    // The guest left (at 1,000 ms): 100 ms again.
+    s.source = 1;
+    expect(await sendTimes(requestsOf(limiter, 3), 1_000)).toEqual([1_000, 1_100, 1_200]);
+  });
+
+  it('gives every run of a source in the process one pace, and each source its own', async () => {
+    const pace = new ProcessPace();
+    // A live run and a full of track-a each ask for the source's pace, and get the same one.
+    expect(pace.of('track-a', settings)).toBe(pace.of('track-a', settings));
+    const a = pace.of('track-a', settings).limiter;
+    const b = pace.of('track-b', settings).limiter;
+    expect(await sendTimes([a, a, b, b], 1_000)).toEqual([0, 100, 0, 100]);
+  });
+
+  it("holds all sources together to the global cap, scaled by this process's share of it", async () => {
+    const s = shares();
+    const pace = new ProcessPace(s);
+    const fast = { maxRps: 100, globalMaxRps: 10, concurrency: 4 };
+    const a = pace.of('track-a', fast).limiter;
+    const b = pace.of('track-b', fast).limiter;
+    // Each source alone could go every 10 ms; together they take turns every 100 ms, the cap's interval.
+    const sent = await sendTimes([a, a, a, b, b, b], 1_000);
+    expect([...sent].sort((x, y) => x - y)).toEqual([0, 100, 200, 300, 400, 500]);
+    // Another process came: half of the cap here, every 200 ms across both sources.
+    s.global = 0.5;
+    expect(await sendTimes([a, b, a], 1_000)).toEqual([1_000, 1_200, 1_400]);
+  });
+
+  it("never holds the global cap's turns for a source still waiting for its own: the cap is used to the full", async () => {
+    const pace = new ProcessPace();
+    const slow = pace.of('slow', { maxRps: 2, globalMaxRps: 10, concurrency: 4 }).limiter;
+    const fast = pace.of('fast', { maxRps: 50, globalMaxRps: 10, concurrency: 4 }).limiter;
+    const sent = await sendTimes([...requestsOf(slow, 3), ...requestsOf(fast, 15)], 3_000);
+    // Eighteen requests, one every 100 ms: no turn of the cap went unused while the slow source waited.
+    expect([...sent].sort((x, y) => x - y)).toEqual(Array.from({ length: 18 }, (_, i) => i * 100));
+    const [a, b, c] = sent as [number, number, number];
+    expect(Math.min(b - a, c - b)).toBeGreaterThanOrEqual(500);
+  });
+
+  it("shares a source's concurrency as its rate, never below one request in flight", () => {
+    const s = shares(0.5);
+    const pace = new ProcessPace(s);
+    const four = pace.of('track-a', { ...settings, concurrency: 4 });
+    const one = pace.of('track-b', { ...settings, concurrency: 1 });
+    expect([four.concurrency(), one.concurrency()]).toEqual([2, 1]);
+    s.source = 1 / 3;
+    expect([four.concurrency(), one.concurrency()]).toEqual([1, 1]);
+    s.source = 1;
+    expect([four.concurrency(), one.concurrency()]).toEqual([4, 1]);
+  });
+
+  it('applies settings given later for a source (a test changing them between runs) to its pace from then on', async () => {
+    const pace = new ProcessPace();
+    const first = pace.of('track-a', settings);
+    const later = pace.of('track-a', { ...settings, maxRps: 2, concurrency: 3 });
+    expect(later).toBe(first);
+    expect(first.concurrency()).toBe(3);
+    expect(await sendTimes(requestsOf(first.limiter, 3), 2_000)).toEqual([0, 500, 1_000]);
+  });
+});
