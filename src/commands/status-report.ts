@@ -6,6 +6,7 @@ import { warehouseTables, type WarehouseTableName } from '../db/schema/mrp.js';
 import { duplicatesLine, recentDuplicates, type RecentDuplicates } from '../observability/recent-duplicates.js';
 import type { RunProgress } from '../observability/run-progress.js';
 import { runningRuns, type RunningRun } from '../observability/running-runs.js';
+import { sourceOwners, type SourceOwner } from '../observability/source-owners.js';
 import {
   endpointStates,
   failingScopes,
@@ -30,6 +31,8 @@ import { renderTable } from './format.js';
 export interface StatusReport {
   /** Per job: its latest run (whatever the outcome) and when it last succeeded. */
   jobs: Array<Omit<JobState, 'source'>>;
+  /** The worker that owns the source now (`pid@host`, and since when), or null when none does. */
+  owner: SourceOwner | null;
   /** Runs going now (any process), with their progress as their last heartbeat left it. */
   running: Array<Omit<RunningRun, 'source'>>;
   /**
@@ -101,6 +104,7 @@ async function sourceStatus(db: pg.Pool, source: StatusSource, freshness: Status
   );
   return {
     jobs: (await jobStates(db, only)).map(({ source: _, ...j }) => j),
+    owner: (await sourceOwners(db, only)).get(source.name) ?? null,
     running: (await runningRuns(db, only)).map(({ source: _, ...r }) => r),
     next_runs: source.nextRuns ?? {},
     freshness,
@@ -159,11 +163,13 @@ export function statusText(r: StatusReport, source = DEFAULT_SOURCE): string {
     'Next runs (from this process\'s cron settings; a worker started with other settings differs)',
     renderTable(['job', 'next run'], Object.entries(r.next_runs).map(([job, at]) => [job, at ?? ''])),
     '',
+    r.owner ? `Owned by worker ${r.owner.worker} (its session since ${r.owner.since})` : 'No worker owns this source now',
+    '',
     'Running now',
     r.running.length
       ? renderTable(
-          ['run', 'job', 'trigger', 'started', 'requests', 'rows written', 'scopes done / known so far', 'ETA', 'last heartbeat'],
-          r.running.map((x) => [x.run_id, x.job, x.trigger, x.started_at, x.requests, x.rows_written, `${x.scopes_done} / ${x.scopes_total}`, etaText(x), x.heartbeat_at ?? 'none yet']),
+          ['run', 'job', 'trigger', 'worker', 'started', 'requests', 'rows written', 'scopes done / known so far', 'ETA', 'last heartbeat'],
+          r.running.map((x) => [x.run_id, x.job, x.trigger, x.worker, x.started_at, x.requests, x.rows_written, `${x.scopes_done} / ${x.scopes_total}`, etaText(x), x.heartbeat_at ?? 'none yet']),
         )
       : '(no run is going)',
     '',

@@ -10,8 +10,9 @@ import type { PaceShares } from './pace.js';
 export interface GuestPlace {
   shares: PaceShares;
   /**
-   * Settles when the guest may send: at once when no worker owns its sources; otherwise one beat
-   * later, by when every owner has seen the guest and given it its share.
+   * Settles when the guest may send: at once when no worker is at work (or none owns its sources
+   * and there is no cap on all keys to share); otherwise one beat later, by when every worker has
+   * seen the guest and given it its share.
    */
   ready(signal?: AbortSignal): Promise<void>;
   /** Whether a worker owned one of the sources when the guest arrived. */
@@ -26,7 +27,12 @@ export interface GuestPlace {
  * worker counts it when sharing out the cap on all sources. It looks again every beat, as the
  * workers do, so a worker that arrives later is seen too.
  */
-export async function takeGuestPlace(pool: pg.Pool, sources: readonly string[], beatMs = HEARTBEAT_INTERVAL_MS): Promise<GuestPlace> {
+export async function takeGuestPlace(
+  pool: pg.Pool,
+  sources: readonly string[],
+  options: { beatMs?: number; globalCap?: boolean } = {},
+): Promise<GuestPlace> {
+  const beatMs = options.beatMs ?? HEARTBEAT_INTERVAL_MS;
   const client = await pool.connect();
   let picture: LockPicture;
   try {
@@ -37,6 +43,8 @@ export async function takeGuestPlace(pool: pg.Pool, sources: readonly string[], 
     throw err;
   }
   const beside = sources.some((s) => picture.owned.has(asObjid(sourceLockId(s))));
+  // The workers count the guest in their shares of the cap on all keys from their next beat on.
+  const waitForShares = beside || (options.globalCap === true && picture.workers > 0);
   let looking: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
     looking = looking.then(async () => {
@@ -51,7 +59,7 @@ export async function takeGuestPlace(pool: pg.Pool, sources: readonly string[], 
   let left = false;
   return {
     shares: { sourceShare: (source) => sourceShareOf(picture, source), globalShare: () => 1 / picture.processes },
-    ready: async (signal) => (beside ? abortableSleep(beatMs + 1_000, signal) : undefined),
+    ready: async (signal) => (waitForShares ? abortableSleep(beatMs + 1_000, signal) : undefined),
     beside,
     leave: async () => {
       if (left) return;

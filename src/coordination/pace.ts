@@ -25,7 +25,12 @@ export class TurnLimiter implements RateLimiter {
     private readonly then?: RateLimiter,
   ) {}
 
-  acquire(signal?: AbortSignal): Promise<void> {
+  /** No request goes before `ms` from now (nor before the next one was due anyway). */
+  hold(ms: number): void {
+    this.nextAt = Math.max(this.nextAt, performance.now() + ms);
+  }
+
+  async acquire(signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
     const mine = this.turn.then(async () => {
       signal?.throwIfAborted();
@@ -37,7 +42,7 @@ export class TurnLimiter implements RateLimiter {
     });
     // A request that gave up (aborted) hands its turn on; it spent no interval.
     this.turn = mine.catch(() => undefined);
-    return mine;
+    await mine;
   }
 }
 
@@ -64,7 +69,9 @@ export const WHOLE: PaceShares = { sourceShare: () => 1, globalShare: () => 1 };
  * probe) takes half of its rate while the owner, seeing it at its next beat, keeps the other half.
  */
 export class ProcessPace {
-  private readonly sources = new Map<string, { maxRps: number; concurrency: number; pace: SourcePace }>();
+  private readonly sources = new Map<string, { maxRps: number; concurrency: number; pace: SourcePace; limiter: TurnLimiter }>();
+  /** Holds asked for before the source's first request here. */
+  private readonly holds = new Map<string, number>();
   private readonly global: TurnLimiter;
   private globalMaxRps = 0;
 
@@ -87,13 +94,21 @@ export class ProcessPace {
       known.concurrency = settings.concurrency;
       return known.pace;
     }
-    const entry = { maxRps: settings.maxRps, concurrency: settings.concurrency } as { maxRps: number; concurrency: number; pace: SourcePace };
+    const entry = { maxRps: settings.maxRps, concurrency: settings.concurrency } as { maxRps: number; concurrency: number; pace: SourcePace; limiter: TurnLimiter };
     const share = () => this.shares.sourceShare(source);
-    entry.pace = {
-      limiter: new TurnLimiter(() => entry.maxRps * share(), this.sleep, this.global),
-      concurrency: () => Math.max(1, Math.floor(entry.concurrency * share())),
-    };
+    entry.limiter = new TurnLimiter(() => entry.maxRps * share(), this.sleep, this.global);
+    entry.pace = { limiter: entry.limiter, concurrency: () => Math.max(1, Math.floor(entry.concurrency * share())) };
+    const until = this.holds.get(source);
+    if (until !== undefined) entry.limiter.hold(until - performance.now());
+    this.holds.delete(source);
     this.sources.set(source, entry);
     return entry.pace;
+  }
+
+  /** `source`'s requests in this process wait `ms` from now before the next one goes. */
+  hold(source: string, ms: number): void {
+    const known = this.sources.get(source);
+    if (known) known.limiter.hold(ms);
+    else this.holds.set(source, performance.now() + ms);
   }
 }

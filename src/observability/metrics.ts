@@ -19,6 +19,8 @@ export interface WorkerMetrics {
   readonly observer: SyncObserver;
   /** Seeds a source's last-success gauge from the database at start-up, so a restart does not blank it. */
   setLastSuccess(job: JobName, at: Date, source: string): void;
+  /** Whether this worker owns `source` now (it alone runs its schedules). */
+  setOwned(source: string, owned: boolean): void;
 }
 
 /** Upstream paths as the endpoint names the rest of pitwall uses. */
@@ -134,6 +136,13 @@ export function createMetrics(pool?: pg.Pool, sources: readonly string[] = [DEFA
     registers,
   });
   for (const source of sources) for (const job of JOB_NAMES) running.set({ source, job }, 0);
+  const owned = new Gauge({
+    name: 'pitwall_source_owned',
+    help: '1 while this worker owns the source: it alone runs the source\'s schedules, catch-up and pace.',
+    labelNames: ['source'] as const,
+    registers,
+  });
+  for (const source of sources) owned.set({ source }, 0);
   const drift = new Gauge({
     name: 'pitwall_shape_drift_paths',
     help: 'Paths by which the loaded responses differ from the modelled shapes (see pitwall drift), by source, endpoint and kind (unmodelled, missing, failing); set when a run of the source ends.',
@@ -183,5 +192,6 @@ export function createMetrics(pool?: pg.Pool, sources: readonly string[] = [DEFA
     registry,
     observer,
     setLastSuccess: (job, at, source) => lastSuccess.set({ source, job }, at.getTime() / 1000),
+    setOwned: (source, is) => owned.set({ source }, is ? 1 : 0),
   };
 }

@@ -9,6 +9,8 @@ export interface RunningRun extends RunProgress {
   job: string;
   trigger: string;
   started_at: string;
+  /** The process running it, `pid@host`. */
+  worker: string;
   /** Its last heartbeat; null before the first one. */
   heartbeat_at: string | null;
   requests: number;
@@ -32,6 +34,8 @@ export async function runningRuns(db: pg.Pool, sources: readonly string[] | null
     job: string;
     trigger: string;
     started_at: Date;
+    pid: number | null;
+    host: string | null;
     heartbeat_at: Date | null;
     requests: number;
     retries: number;
@@ -41,7 +45,7 @@ export async function runningRuns(db: pg.Pool, sources: readonly string[] | null
     elapsed_ms: number;
     tables_changed: string[] | null;
   }>(
-    `SELECT r.run_id::int, r.source, r.job, trigger, started_at, heartbeat_at, requests, retries,
+    `SELECT r.run_id::int, r.source, r.job, trigger, started_at, pid, host, heartbeat_at, requests, retries,
             rows_inserted + rows_updated + rows_deleted AS rows_written, scopes_done, scopes_total,
             extract(epoch FROM coalesce(heartbeat_at, now()) - started_at)::float8 * 1000 AS elapsed_ms,
             (SELECT array_agg(t.key ORDER BY t.key)
@@ -58,6 +62,7 @@ export async function runningRuns(db: pg.Pool, sources: readonly string[] | null
     job: r.job,
     trigger: r.trigger,
     started_at: r.started_at.toISOString(),
+    worker: `${r.pid ?? '?'}@${r.host ?? '?'}`,
     heartbeat_at: r.heartbeat_at?.toISOString() ?? null,
     requests: r.requests,
     retries: r.retries,

@@ -54,7 +54,7 @@ export async function openProbePace(config: Config, logger: Logger, sources: rea
       logger.info(`probe: ${warehouse.where} is not migrated; the probe keeps to PITWALL_MAX_RPS on its own`);
       return ALONE;
     }
-    guest = await takeGuestPlace(pool, sources.map((s) => s.name));
+    guest = await takeGuestPlace(pool, sources.map((s) => s.name), { globalCap: sources.some((s) => s.config.globalMaxRps > 0) });
     await guest.ready();
   } catch (err) {
     await close();

@@ -11,7 +11,7 @@ import type { SyncDeps } from './types.js';
  */
 export async function withPace<T>(deps: SyncDeps, run: RunContext, work: (pace: ProcessPace) => Promise<T>): Promise<T> {
   if (deps.coordination) return work(deps.coordination.pace);
-  const guest = await takeGuestPlace(deps.pool, [run.source]);
+  const guest = await takeGuestPlace(deps.pool, [run.source], { globalCap: deps.config.globalMaxRps > 0 });
   try {
     if (guest.beside) run.logger.info('a worker owns this source: this run shares its rate with it, from the worker\'s next beat');
     await guest.ready(run.halt).catch(() => undefined);

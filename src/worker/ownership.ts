@@ -27,6 +27,8 @@ export interface OwnershipOptions {
   gained(sources: readonly string[]): Promise<void>;
   /** The worker no longer owns `source` (given up to even out shares, or its session was lost). */
   lost(source: string): void;
+  /** The source sends nothing from this worker for `ms` (a guest works it, and has yet to see its new owner). */
+  hold(source: string, ms: number): void;
   /** A source with a run going or waiting here: never given up to even out shares. */
   busy(source: string): boolean;
 }
@@ -130,7 +132,16 @@ export class Ownership {
     const gained = free.filter((s) => taken.has(sourceLockId(s)));
     if (gained.length === 0 || this.stopped) return;
     for (const source of gained) this.mine.add(source);
+    // The shares count this worker as the owner from now on, not from the next look.
+    const owned = new Set(this.picture.owned);
+    for (const source of gained) owned.add(asObjid(sourceLockId(source)));
+    this.picture = { ...this.picture, owned };
     this.options.logger.debug({ sources: gained }, 'sources taken');
+    // A source a guest already works (a manual sync) sends nothing here for a beat, by when the
+    // guest has seen its new owner and taken its share of the rate.
+    for (const source of gained) {
+      if (this.picture.guests.has(asObjid(sourceLockId(source)))) this.options.hold(source, this.beatMs + 1_000);
+    }
     await this.options.gained(gained);
   }
 

@@ -172,12 +172,14 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
           own.catchUp = startCatchUp({ pool: deps.pool, source: name, logger: loggerOf(name), jobs, timezone: config.timezone, run: (job, fire) => runCatchUp(job, fire, name) });
         }
         owned.set(name, own);
+        metrics.setOwned(name, true);
       }
     });
 
   const lost = (name: string) => {
     const own = owned.get(name);
     owned.delete(name);
+    metrics.setOwned(name, false);
     own?.scheduler.stop();
     own?.catchUp?.stop();
   };
@@ -211,14 +213,13 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
       });
       logger.info({ listening: server.bound, url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');
     }
-    ownership = new Ownership({ pool: deps.pool, sources: sources.map((s) => s.name), logger, gained, lost, busy: (s) => (busy.get(s) ?? 0) > 0 });
+    let pace: ProcessPace | undefined;
+    const hold = (source: string, ms: number) => pace?.hold(source, ms);
+    ownership = new Ownership({ pool: deps.pool, sources: sources.map((s) => s.name), logger, gained, lost, hold, busy: (s) => (busy.get(s) ?? 0) > 0 });
+    pace = new ProcessPace(ownership.shares);
     heartbeats = new HeartbeatGroup(deps.pool, logger, ownership.beatMs);
     const session = () => ownership!.lockSession();
-    coordination = {
-      tryJobLocks: (source, jobs, job) => session().tryJobLocks(source, jobs, job),
-      startHeartbeat: heartbeats.start,
-      pace: new ProcessPace(ownership.shares),
-    };
+    coordination = { tryJobLocks: (source, jobs, job) => session().tryJobLocks(source, jobs, job), startHeartbeat: heartbeats.start, pace };
     await ownership.start();
     startedUp = true;
     logger.info({ sources: sources.map((s) => s.name), owned: ownership.owned().length, jobsAtOnce: config.workerJobs }, 'worker started');

@@ -10,6 +10,7 @@ import { noLongerConfigured, type NoLongerConfigured } from '../../sync/sql/conf
 import { markDeadRuns } from '../../sync/sql/dead-runs.js';
 import { recordedSources } from '../../sync/sql/recorded-sources.js';
 import { runningRuns, type RunningRun } from '../running-runs.js';
+import { sourceOwners } from '../source-owners.js';
 import {
   endpointStates,
   failingScopes,
@@ -65,6 +66,8 @@ export interface StatusPageData {
 export interface PageSource {
   source: string;
   next_runs: Record<string, string | null>;
+  /** The worker that owns the source now (`pid@host`): it alone runs the source's schedules. Null when none does. */
+  owner: string | null;
   /**
    * Set for a source the worker does not run that the warehouse has runs of: since when no worker
    * or sync has been configured with it (pitwall.sources), and whether its rows were retired.
@@ -212,9 +215,11 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     drift: drift.get(e.source)?.[e.endpoint] ?? null,
   }));
 
+  const owners = await sourceOwners(db, names);
   const sources = shown.map((s) => ({
     source: s.name,
     next_runs: Object.fromEntries(Object.entries(s.nextRuns).map(([job, at]) => [job, at ?? null])),
+    owner: owners.get(s.name)?.worker ?? null,
     no_longer_configured: gone.get(s.name) ?? null,
   }));
   return {

@@ -101,10 +101,10 @@ function eta(r: RunningRun): string {
 function runningTable(data: StatusPageData, several: boolean): string {
   return table(
     'running',
-    ['run', ...sourceHeader(several), 'job', 'trigger', 'started', 'requests', 'rows written', 'scopes done / known so far', 'ETA', 'last heartbeat'],
+    ['run', ...sourceHeader(several), 'job', 'trigger', 'worker', 'started', 'requests', 'rows written', 'scopes done / known so far', 'ETA', 'last heartbeat'],
     data.running.map(
       (r) =>
-        `<tr><td class="n">${r.run_id}</td>${sourceCell(several, r.source)}<td>${e(r.job)}</td><td>${e(r.trigger)}</td><td>${e(when(r.started_at))}</td>`
+        `<tr><td class="n">${r.run_id}</td>${sourceCell(several, r.source)}<td>${e(r.job)}</td><td>${e(r.trigger)}</td><td>${e(r.worker)}</td><td>${e(when(r.started_at))}</td>`
         + `<td class="n">${count(r.requests)}</td><td class="n">${count(r.rows_written)}</td>`
         + `<td class="n">${count(r.scopes_done)} / ${count(r.scopes_total)}</td><td>${e(eta(r))}</td>`
         + `<td>${r.heartbeat_at ? e(when(r.heartbeat_at)) : '<span class="muted">none yet</span>'}</td></tr>`,
@@ -140,6 +140,11 @@ export function renderStatusPage(data: StatusPageData): string {
   // A page of one source has no source column, as before sources existed.
   const several = data.sources.length > 1;
   const nextRun = (source: string, job: string) => data.sources.find((s) => s.source === source)?.next_runs[job] ?? null;
+  // A source another worker owns is scheduled there: say which.
+  const elsewhere = (source: string) => {
+    const owner = data.sources.find((s) => s.source === source)?.owner;
+    return owner ? `scheduled by worker ${e(owner)}` : 'not scheduled here';
+  };
   const failedRuns = data.runs.filter((r) => FAILED.has(r.status)).length;
   const jobs = table(
     'jobs',
@@ -148,7 +153,7 @@ export function renderStatusPage(data: StatusPageData): string {
       (j) =>
         `<tr${j.last_status !== null && FAILED.has(j.last_status) ? ' class="failed"' : ''}>${sourceCell(several, j.source)}<td>${e(j.job)}</td><td class="n">${j.last_run_id ?? ''}</td><td>${statusCell(j.last_status)}</td>`
         + `<td>${e(when(j.last_started_at))}</td><td>${e(ago(j.last_success_age_seconds))}</td>`
-        + `<td>${nextRun(j.source, j.job) ? e(when(nextRun(j.source, j.job))) : '<span class="muted">not scheduled here</span>'}</td></tr>`,
+        + `<td>${nextRun(j.source, j.job) ? e(when(nextRun(j.source, j.job))) : `<span class="muted">${elsewhere(j.source)}</span>`}</td></tr>`,
     ),
     'no jobs',
   );
