@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --only loader,e2e,memory,embedded,sites]` (sites only when named;
- * `--sites N --site-scale tiny --workers 1,3 --worker-jobs 4 --global-max-rps R` shape it): pitwall against PostgreSQL's
+ * `--sites N --site-scale tiny --workers 1,3 --worker-jobs J --global-max-rps R [--steady-seconds S]` shape it): pitwall against PostgreSQL's
  * COPY, against the loader a user would write by hand, against the upstream's latency, and the
  * embedded warehouse against a PostgreSQL server; prints a table and writes bench/results/latest.json. See docs/performance.md.
  *
@@ -13,6 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
+import { loadConfig } from '../src/config.js';
 import { createPool } from '../src/db/pool.js';
 import type { Scale } from '../src/simulator/world/types.js';
 
@@ -60,6 +61,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     rows: { type: 'string' },
     sites: { type: 'string' },
+    'steady-seconds': { type: 'string' },
     'site-scale': { type: 'string' },
     workers: { type: 'string' },
     'worker-jobs': { type: 'string' },
@@ -113,10 +115,12 @@ if (only.has('embedded')) {
     runtime: values.quick ? 'tsx' : 'dist',
   });
 }
+// The workers run at their default number of runs at once unless --worker-jobs says otherwise.
+const DEFAULT_WORKER_JOBS = Number(loadConfig({}).workerJobs);
 if (only.has('sites')) {
   const base = values.quick
-    ? { sites: 3, scale: 'tiny' as const, maxRps: 5, workerJobs: 4, workerCounts: [1, 3] }
-    : { sites: 12, scale: 'small' as const, maxRps: 5, workerJobs: 4, workerCounts: [1, 3] };
+    ? { sites: 3, scale: 'tiny' as const, maxRps: 5, workerJobs: DEFAULT_WORKER_JOBS, workerCounts: [1, 3] }
+    : { sites: 12, scale: 'small' as const, maxRps: 5, workerJobs: DEFAULT_WORKER_JOBS, workerCounts: [1, 3] };
   const opts = {
     ...base,
     ...(values.sites ? { sites: Number(values.sites) } : {}),
@@ -124,6 +128,7 @@ if (only.has('sites')) {
     ...(values.workers ? { workerCounts: values.workers.split(',').map(Number) } : {}),
     ...(values['worker-jobs'] ? { workerJobs: Number(values['worker-jobs']) } : {}),
     globalMaxRps: Number(values['global-max-rps'] ?? 0),
+    ...(values['steady-seconds'] ? { steadyMs: Number(values['steady-seconds']) * 1000 } : {}),
     statements: true,
   };
   log(`sites: ${opts.sites} ${opts.scale} sites at ${opts.maxRps} requests/s each, loaded by ${opts.workerCounts.join(' and then by ')} worker(s), on a server of its own that counts statements...`);

@@ -14,8 +14,15 @@ import { BENCH_QUERIES, countStatements, type StatementCounts } from './lib/stat
 /** One set-up of the sites section: N worker processes loading every site's full sync. */
 export interface SitesRun {
   workers: number;
-  /** From the workers' start to the last site's full sync succeeding. */
-  makespanMs: number;
+  /** From the workers' start to the last site's full sync succeeding (null in a steady run, which stops first). */
+  makespanMs: number | null;
+  /**
+   * The least a makespan can be: the slowest site's minimum requests at its key's rate, or all
+   * sites' minimum requests at the global cap, whichever is longer.
+   */
+  floorMs: number;
+  /** A steady run's requests per second at the upstream, over its window after the warm-up. */
+  steady?: { windowMs: number; requestsPerSecond: number };
   /** Per source: requests its full made over the fewest its site needs (1.00 = each scope once). */
   requestsToMinimum: { min: number; max: number };
   /** The busiest second of any one key at the simulator, against the cap. */
@@ -40,6 +47,9 @@ export interface SitesFigures {
 }
 
 const NEVER = '0 0 1 1 *';
+
+/** How long a steady run lets the workers start, take their sources and get their runs going before it counts. */
+export const STEADY_WARMUP_MS = 30_000;
 
 async function poll<T>(read: () => Promise<T | null>, everyMs: number, timeoutMs: number): Promise<T> {
   const deadline = performance.now() + timeoutMs;
@@ -72,6 +82,12 @@ export async function benchSites(
     globalMaxRps?: number;
     /** Count the workers' statements (`server` must load pg_stat_statements). */
     statements?: boolean;
+    /**
+     * Instead of waiting for every full: the requests per second the upstream sees over this
+     * window, once STEADY_WARMUP_MS have passed (the workers have taken their sources and their
+     * runs are going), then stop.
+     */
+    steadyMs?: number;
   },
 ): Promise<SitesFigures> {
   const runs: SitesRun[] = [];
@@ -106,28 +122,42 @@ export async function benchSites(
       }
       let peakConnections = 0;
       const dbName = new URL(db.url).pathname.slice(1);
-      const makespanMs = await poll(
+      const steadyMs = opts.steadyMs;
+      let windowStart: { at: number; requests: number } | undefined;
+      let steady: SitesRun['steady'];
+      const ended = await poll(
         async () => {
           const { rows: conns } = await db.pool.query<{ n: number }>(BENCH_QUERIES.connections, [dbName]);
           // The bench's own pool holds one of them.
           peakConnections = Math.max(peakConnections, (conns[0]?.n ?? 1) - 1);
+          const now = performance.now();
+          if (steadyMs !== undefined) {
+            if (!windowStart && now - started >= STEADY_WARMUP_MS) windowStart = { at: now, requests: sim.requests().total };
+            if (windowStart && now - windowStart.at >= steadyMs) {
+              steady = { windowMs: Math.round(now - windowStart.at), requestsPerSecond: Math.round(((sim.requests().total - windowStart.requests) / (now - windowStart.at)) * 10_000) / 10 };
+              return now;
+            }
+          }
           const { rows } = await db.pool.query<{ n: number }>(BENCH_QUERIES.fullsDone);
-          return (rows[0]?.n ?? 0) >= opts.sites ? performance.now() - started : null;
+          return (rows[0]?.n ?? 0) >= opts.sites ? now : null;
         },
         250,
         60 * 60_000,
       );
+      const makespanMs = steady ? null : ended - started;
       const peakRssMbPerWorker = children.map((c) => Math.round((peakRssBytes(c.pid!) ?? 0) / 1048576));
       const { rows } = await db.pool.query<{ source: string; requests: number }>(BENCH_QUERIES.requestsBySource);
-      const ratios = sim.sites.map((site, i) => {
-        const sent = rows.find((r) => r.source === names[i])?.requests ?? 0;
-        return sent / minimumRequests(site.world.truth()).total;
-      });
+      const minimums = sim.sites.map((site) => minimumRequests(site.world.truth()).total);
+      const ratios = sim.sites.map((_, i) => (rows.find((r) => r.source === names[i])?.requests ?? 0) / minimums[i]!);
+      const total = minimums.reduce((a, b) => a + b, 0);
+      const floorMs = Math.round(1000 * Math.max(Math.max(...minimums) / opts.maxRps, opts.globalMaxRps ? total / opts.globalMaxRps : 0));
       const log = sim.requests();
       const bySite = log.bySite;
       runs.push({
         workers,
-        makespanMs: Math.round(makespanMs),
+        makespanMs: makespanMs === null ? null : Math.round(makespanMs),
+        floorMs,
+        ...(steady ? { steady } : {}),
         requestsToMinimum: { min: Math.min(...ratios), max: Math.max(...ratios) },
         peakPerSecond: Math.max(...sim.sites.map((_, i) => bySite[i + 1]?.peakPerSecond ?? 0)),
         peakRssMbPerWorker,

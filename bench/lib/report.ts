@@ -46,6 +46,25 @@ export function judge(r: Sections): BenchResults['targets'] {
     embeddedRatio: t('<= 1.15', r.embedded && r.embedded.ratio <= 1.15),
     embeddedPeakRss: t('<= 300 MB', r.embedded && r.embedded.peakRssMb <= 300),
     embeddedColdStart: t('<= 3000 ms', r.embedded && r.embedded.startMs.cold <= 3000),
+    ...sitesTargets(r.sites),
+  };
+}
+
+/**
+ * The sites section's targets, judged on its one-worker run: the makespan against its floor (or,
+ * in a steady run, the requests per second against the global cap), connections, RSS per
+ * worker, and coordination statements per upstream request. Connections are judged per worker.
+ */
+function sitesTargets(st: SitesFigures | undefined): BenchResults['targets'] {
+  const t = (target: string, met: boolean | undefined) => ({ target, met: met ?? null });
+  const one = st?.runs.find((run) => run.workers === 1);
+  const rssCap = (st?.sites ?? 0) > 100 ? 400 : 300;
+  return {
+    sitesMakespan: t('<= 1.15 x floor', one && one.makespanMs !== null ? one.makespanMs <= 1.15 * one.floorMs : undefined),
+    sitesSteadyRate: t(`>= 0.9 x ${st?.globalMaxRps ?? 0}/s`, one?.steady && st?.globalMaxRps ? one.steady.requestsPerSecond >= 0.9 * st.globalMaxRps : undefined),
+    sitesConnections: t('<= 20 per worker', st?.runs.length ? st.runs.every((run) => run.peakConnections <= 20 * run.workers) : undefined),
+    sitesPeakRss: t(`<= ${rssCap} MB`, one ? Math.max(...one.peakRssMbPerWorker) <= rssCap : undefined),
+    sitesCoordination: t('<= 0.05', one?.statements ? one.statements.perRequest <= 0.05 : undefined),
   };
 }
 
@@ -126,13 +145,17 @@ export function renderReport(r: BenchResults): string {
     const cap = st.globalMaxRps ? `, ${st.globalMaxRps}/s in all` : '';
     add(`${st.sites} ${st.scale} sites at ${st.maxRps} requests/s each${cap}, full syncs from empty`, `${st.workerJobs} jobs per worker`);
     for (const run of st.runs) {
-      add(`  ${run.workers} worker(s): makespan`, `${num(run.makespanMs)} ms`);
+      if (run.steady) {
+        add(`  ${run.workers} worker(s): requests/s at the upstream over ${num(run.steady.windowMs)} ms`, num(run.steady.requestsPerSecond), run.workers === 1 ? 'sitesSteadyRate' : undefined);
+      } else {
+        add(`  ${run.workers} worker(s): makespan (floor ${num(run.floorMs)} ms)`, `${num(run.makespanMs ?? 0)} ms`, run.workers === 1 ? 'sitesMakespan' : undefined);
+      }
       add('    requests per source / its minimum', `${run.requestsToMinimum.min.toFixed(2)} - ${run.requestsToMinimum.max.toFixed(2)}`);
       add('    busiest second of one key', `${run.peakPerSecond} (cap ${st.maxRps})`);
-      add('    peak RSS per worker', run.peakRssMbPerWorker.map((mb) => `${mb} MB`).join(', '));
-      add('    database connections in use, peak', num(run.peakConnections));
+      add('    peak RSS per worker', run.peakRssMbPerWorker.map((mb) => `${mb} MB`).join(', '), run.workers === 1 ? 'sitesPeakRss' : undefined);
+      add('    database connections in use, peak', num(run.peakConnections), 'sitesConnections');
       if (run.statements) {
-        add('    coordination statements per upstream request', `${run.statements.perRequest} (${num(run.statements.coordination)} for ${num(run.upstreamRequests)})`);
+        add('    coordination statements per upstream request', `${run.statements.perRequest} (${num(run.statements.coordination)} for ${num(run.upstreamRequests)})`, run.workers === 1 ? 'sitesCoordination' : undefined);
         add('    load statements per upstream request', (run.statements.load / Math.max(1, run.upstreamRequests)).toFixed(2));
       }
     }
