@@ -49,7 +49,7 @@ export interface SitesFigures {
 const NEVER = '0 0 1 1 *';
 
 /** How long a steady run lets the workers start, take their sources and get their runs going before it counts. */
-export const STEADY_WARMUP_MS = 30_000;
+export const STEADY_WARMUP_MS = 60_000;
 
 async function poll<T>(read: () => Promise<T | null>, everyMs: number, timeoutMs: number): Promise<T> {
   const deadline = performance.now() + timeoutMs;

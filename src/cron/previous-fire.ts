@@ -11,12 +11,42 @@ import { resolveCronNickname } from './validate.js';
  * `expression` must have passed cronProblem().
  */
 export function previousFire(expression: string, timeZone: string, now: Date): Date | null {
+  // A worker that takes a thousand sources asks this for each of their schedules at once, mostly
+  // the same few: the answer holds until the schedule's next fire, so it is kept until then.
+  const key = `${timeZone}\u0000${expression}`;
+  const known = lastFires.get(key);
+  const at = now.getTime();
+  if (known && at >= known.from && at < known.until) return known.fire;
+  const fire = searchPrevious(expression, timeZone, now);
+  const next = nextAfter(expression, timeZone, now);
+  if (next !== null) {
+    if (lastFires.size >= CACHED_SCHEDULES) lastFires.clear();
+    lastFires.set(key, { fire, from: fire?.getTime() ?? -Infinity, until: next.getTime() });
+  }
+  return fire;
+}
+
+/** Schedules whose last fire is kept: a few per source, and sources mostly share theirs. */
+const CACHED_SCHEDULES = 1_000;
+const lastFires = new Map<string, { fire: Date | null; from: number; until: number }>();
+
+function searchPrevious(expression: string, timeZone: string, now: Date): Date | null {
   // prev() is strictly before its current date: a millisecond on, a fire at `now` counts.
   const schedule = CronExpressionParser.parse(resolveCronNickname(expression), { tz: timeZone, currentDate: new Date(now.getTime() + 1) });
   try {
     return schedule.prev().toDate();
   } catch {
     // cron-parser throws when its search finds no earlier fire.
+    return null;
+  }
+}
+
+/** The first fire after `now`; null when there is none. */
+function nextAfter(expression: string, timeZone: string, now: Date): Date | null {
+  const schedule = CronExpressionParser.parse(resolveCronNickname(expression), { tz: timeZone, currentDate: now });
+  try {
+    return schedule.next().toDate();
+  } catch {
     return null;
   }
 }
