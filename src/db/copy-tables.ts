@@ -13,8 +13,8 @@ export interface TableToCopy {
 
 /**
  * Schemas never carried: the catalogs; drizzle's ledger of applied migrations, which the target
- * got from its own migrate; and the job queue's, made anew empty by `pitwall migrate` or the
- * worker's start (see docs/warehouse.md: its jobs are transient and the schedules queue them again).
+ * got from its own migrate; and the job queue of warehouses older than migration 0024, which
+ * drops it (its jobs were transient: the schedules' fires).
  */
 const NOT_CARRIED = ['pg_catalog', 'information_schema', 'pg_toast', 'drizzle', 'graphile_worker'];
 

@@ -17,7 +17,7 @@ export interface CatchUpHistory {
   running?: { lastBeatAt: Date; lockHeld: boolean; run: RunningRun };
 }
 
-/** A run recorded running: its id, and whether this process is the one running it (the job queue may hand a dead worker's job to it). */
+/** A run recorded running: its id, and whether this process is the one running it. */
 export interface RunningRun {
   runId: number;
   here: boolean;
@@ -29,8 +29,8 @@ export type CatchUpDecision =
   | { job: JobName; action: 'none' }
   /** `failedCatchUps`: since the last success, so each retry after a failed catch-up differs. */
   | { job: JobName; action: 'run'; lastSuccess?: Date; lastFired: Date | null; failedCatchUps: number }
-  /** A run of the job is going now (in another process, or here through the job queue): it will catch the job up. */
-  | { job: JobName; action: 'elsewhere'; run?: RunningRun }
+  /** A run of the job is going now (a manual sync, or a run of this worker's own): it will catch the job up. */
+  | { job: JobName; action: 'elsewhere'; run: RunningRun }
   /**
    * `backoff`: after failed catch-ups. `unconfirmed`: a run recorded running whose lock is free
    * but whose heartbeat is fresh, so it cannot be told dead yet (a worker restarted at once after

@@ -22,9 +22,8 @@ export interface CatchUpOptions {
   /** The zone the cron expressions are read in. */
   timezone: string;
   /**
-   * Runs one job with trigger `catch-up` (or queues it and waits for its run). `fire` names this
-   * catch-up: the schedule's last fire and the failed catch-ups since the last success, the same
-   * in every worker that decides it at the same time, so that the job queue runs it once.
+   * Runs one job with trigger `catch-up`. `fire` names this catch-up: the schedule's last fire and
+   * the failed catch-ups since the last success (catchingUpMessage reads it back for the log).
    */
   run: (job: JobName, fire: string) => Promise<Pick<RunSummary, 'status'>>;
 }
@@ -50,10 +49,7 @@ const iso = (d: Date | null | undefined) => d?.toISOString() ?? 'never';
 export const catchUpFire = (d: Extract<CatchUpDecision, { action: 'run' }>): string =>
   `${(d.lastFired ?? new Date(0)).toISOString()}#${String(d.failedCatchUps).padStart(6, '0')}`;
 
-/**
- * What the worker that runs a catch-up says, read from its fire (catchUpFire), so that it is said
- * by the worker that acts, whichever of those that decided it took the job.
- */
+/** What the worker says as it runs a catch-up, read from its fire (catchUpFire). */
 export function catchingUpMessage(job: JobName, fire: string): string {
   const [at = '', failed = '0'] = fire.split('#');
   const lastFired = new Date(at);
@@ -62,9 +58,8 @@ export function catchingUpMessage(job: JobName, fire: string): string {
   return `catching up: ${job}, ${fired}${retries}`;
 }
 
-/** Where the run a catch-up is left to goes on: this worker (the job queue handed it here), or another process. */
-function whereRunning(run: RunningRun | undefined): string {
-  if (!run) return 'the run of it going in another process';
+/** Where the run a catch-up is left to goes on: this worker, or another process (a manual sync). */
+function whereRunning(run: RunningRun): string {
   if (run.here) return `its run ${run.runId}, going in this worker`;
   const who = run.pid !== null ? `process ${run.pid}${run.host ? ` on ${run.host}` : ''}` : 'another process';
   return `its run ${run.runId}, going in ${who}`;
@@ -100,8 +95,7 @@ export function startCatchUp(options: CatchUpOptions): CatchUp {
   let full = false;
 
   const runOne = async (d: Extract<CatchUpDecision, { action: 'run' }>): Promise<Pick<RunSummary, 'status'>> => {
-    // At debug: with the job queue every worker decides alike, and only the one that takes the
-    // job says it catches up (catchingUpMessage, logged by the worker's run).
+    // At debug: the worker's run says it catches up (catchingUpMessage) as it starts.
     logger.debug(
       { job: d.job, lastSuccess: d.lastSuccess?.toISOString() ?? null, lastFired: d.lastFired?.toISOString() ?? null },
       `catch-up of ${d.job} due: last success ${iso(d.lastSuccess)}, schedule last fired ${iso(d.lastFired)}`,
