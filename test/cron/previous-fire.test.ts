@@ -1,3 +1,4 @@
+import { CronExpressionParser } from 'cron-parser';
 import { createTask } from 'node-cron';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
@@ -72,5 +73,33 @@ describe('previousFire', () => {
       expect(nodeCronNext(expression, tz, new Date(previous.getTime() - 1000))?.toISOString()).toBe(previous.toISOString());
       expect(nodeCronNext(expression, tz, previous)!.getTime()).toBeGreaterThan(new Date(now).getTime());
     }
+  });
+});
+
+describe('previousFire, kept until the next fire', () => {
+  /** cron-parser asked afresh, as previousFire did before it kept answers. */
+  const fresh = (expression: string, tz: string, now: Date): Date | null => {
+    try {
+      return CronExpressionParser.parse(expression, { tz, currentDate: new Date(now.getTime() + 1) }).prev().toDate();
+    } catch {
+      return null;
+    }
+  };
+
+  // Each around a change of its zone's clock (Chicago springs forward at 08:00Z on 8 March 2026 and
+  // falls back at 07:00Z on 1 November; London springs forward at 01:00Z on 29 March).
+  it.each([
+    ['*/5 * * * *', 'UTC', '2026-03-08T08:00:00Z'],
+    ['30 2 * * *', 'America/Chicago', '2026-03-08T08:00:00Z'],
+    ['30 1 * * *', 'America/Chicago', '2026-11-01T07:00:00Z'],
+    ['0 * * * *', 'Europe/London', '2026-03-29T01:00:00Z'],
+    ['*/20 * * * * *', 'UTC', '2026-03-08T08:00:00Z'],
+  ])('answers %s in %s as a fresh search does, at every moment around %s, asked in any order', (expression, tz, change) => {
+    // 16 hours in 97-second steps from 8 hours before the change, forwards then backwards, so
+    // answers kept from a later moment are asked about earlier ones too.
+    const start = Date.parse(change) - 8 * 3_600_000;
+    const moments = Array.from({ length: 600 }, (_, i) => new Date(start + i * 97_000 + (i % 3) * 333));
+    moments.push(...[...moments].reverse());
+    for (const now of moments) expect(previousFire(expression, tz, now)?.toISOString(), now.toISOString()).toBe(fresh(expression, tz, now)?.toISOString());
   });
 });
