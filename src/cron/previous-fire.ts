@@ -11,21 +11,23 @@ import { resolveCronNickname } from './validate.js';
  * `expression` must have passed cronProblem().
  */
 export function previousFire(expression: string, timeZone: string, now: Date): Date | null {
-  // A worker that takes a thousand sources asks this for each of their schedules at once, mostly
-  // the same few: the answer holds until the schedule's next fire, so it is kept until then.
+  // A worker that takes a thousand sources asks this for each of their schedules within seconds,
+  // mostly the same few. An answer holds until the schedule's next fire; it is kept for a second
+  // at most, as cron-parser's next() does not return the second instant of a wall time repeated
+  // by a fall-back change, which prev() may.
   const key = `${timeZone}\u0000${expression}`;
   const known = lastFires.get(key);
   const at = now.getTime();
   if (known && at >= known.from && at < known.until) return known.fire;
   const fire = searchPrevious(expression, timeZone, now);
   const next = nextAfter(expression, timeZone, now);
-  if (next !== null) {
-    if (lastFires.size >= CACHED_SCHEDULES) lastFires.clear();
-    lastFires.set(key, { fire, from: fire?.getTime() ?? -Infinity, until: next.getTime() });
-  }
+  if (lastFires.size >= CACHED_SCHEDULES) lastFires.clear();
+  lastFires.set(key, { fire, from: at, until: Math.min(next?.getTime() ?? Infinity, at + KEPT_MS) });
   return fire;
 }
 
+/** How long an answer is kept: a start's decisions come within seconds of each other. */
+const KEPT_MS = 1_000;
 /** Schedules whose last fire is kept: a few per source, and sources mostly share theirs. */
 const CACHED_SCHEDULES = 1_000;
 const lastFires = new Map<string, { fire: Date | null; from: number; until: number }>();

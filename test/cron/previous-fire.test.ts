@@ -95,10 +95,12 @@ describe('previousFire, kept until the next fire', () => {
     ['0 * * * *', 'Europe/London', '2026-03-29T01:00:00Z'],
     ['*/20 * * * * *', 'UTC', '2026-03-08T08:00:00Z'],
   ])('answers %s in %s as a fresh search does, at every moment around %s, asked in any order', (expression, tz, change) => {
-    // 16 hours in 97-second steps from 8 hours before the change, forwards then backwards, so
-    // answers kept from a later moment are asked about earlier ones too.
-    const start = Date.parse(change) - 8 * 3_600_000;
-    const moments = Array.from({ length: 600 }, (_, i) => new Date(start + i * 97_000 + (i % 3) * 333));
+    // 8 hours from 4 hours before the change, every 150 s, each moment asked three times within a
+    // second (a kept answer's life): from half a second before a multiple of 150 s to 400 ms after
+    // it, so the asks of every second step cross a fire of */5 (and each of */20 s). Forwards, then
+    // backwards, so kept answers are read both ways.
+    const start = Date.parse(change) - 4 * 3_600_000;
+    const moments = Array.from({ length: 192 }, (_, i) => start + i * 150_000 - 500).flatMap((t) => [0, 400, 900].map((d) => new Date(t + d)));
     moments.push(...[...moments].reverse());
     for (const now of moments) expect(previousFire(expression, tz, now)?.toISOString(), now.toISOString()).toBe(fresh(expression, tz, now)?.toISOString());
   });
