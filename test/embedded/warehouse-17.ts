@@ -5,9 +5,7 @@ import { createPool } from '../../src/db/pool.js';
 import { PREVIOUS_MAJOR, previousPackageRoot } from '../../src/embedded/binaries.js';
 import { ensureReaderRole } from '../../src/embedded/reader-role.js';
 import { openEmbeddedServer } from '../../src/embedded/server.js';
-import { createSilentLogger } from '../../src/log.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
-import { migrateJobQueue } from '../../src/worker/queue/engine.js';
 import { syncOnce } from '../helpers/sync.js';
 import { warehouseChecksums, type Checksums } from '../reliability/helpers/checksums.js';
 
@@ -22,9 +20,9 @@ export interface WarehouseState {
 
 /**
  * A warehouse really made by the previous release's PostgreSQL: the same embedded code run with
- * the previous major version's binaries (the npm alias), migrated as `pitwall migrate` does
- * (job queue included), with its read-only role, and one full sync of the simulator. Its
- * server is stopped when this returns.
+ * the previous major version's binaries (the npm alias), migrated as `pitwall migrate` does,
+ * with its read-only role, and one full sync of the simulator. Its server is stopped when this
+ * returns.
  */
 export async function makePreviousWarehouse(dir: string, sim: RunningSimulator): Promise<WarehouseState> {
   const server = await openEmbeddedServer({ dir, purpose: `PostgreSQL ${PREVIOUS_MAJOR} for the test`, binaries: { packageRoot: previousPackageRoot() } });
@@ -33,7 +31,6 @@ export async function makePreviousWarehouse(dir: string, sim: RunningSimulator):
     const { rows } = await pool.query<{ v: string }>("SELECT current_setting('server_version_num') AS v");
     if (Math.floor(Number(rows[0]?.v) / 10_000) !== PREVIOUS_MAJOR) throw new Error(`expected PostgreSQL ${PREVIOUS_MAJOR}, got ${rows[0]?.v}`);
     await migrateDatabase(pool);
-    await migrateJobQueue(pool, createSilentLogger());
     await ensureReaderRole(pool, server.dir);
     const summary = await syncOnce({ pool, url: server.url }, sim);
     if (summary.status !== 'succeeded') throw new Error(`the sync into PostgreSQL ${PREVIOUS_MAJOR} ended ${summary.status}: ${summary.error}`);

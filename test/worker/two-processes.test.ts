@@ -1,24 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { runCli } from '../helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { useWarehouse } from '../helpers/fixture.js';
 import { diffAgainstTruth } from '../helpers/warehouse.js';
 
+import { CLEAN_EXIT, NO_SCHEDULES, stopAll, waitForCount } from './process.js';
+
 describe('two processes started at once on the same job', () => {
-  let db: TestDatabase;
-  let sim: RunningSimulator;
-  beforeAll(async () => {
-    [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 8 })]);
-    // ~110 requests at 4 at a time and 200 ms each: a run of ~5 s, far longer than the two start-ups differ.
-    sim.setFaults({ latencyMs: 200 });
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await db?.drop();
-  });
+  const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 8 });
 
   it('run once: one process syncs, the other records a skipped run and exits 3', async () => {
+    // ~110 requests at 4 at a time and 200 ms each: a run of ~5 s, far longer than the two start-ups differ.
+    sim.setFaults({ latencyMs: 200 });
     const env = { DATABASE_URL: db.url, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0' };
     const results = await Promise.all([runCli(['sync', '--job', 'full'], env), runCli(['sync', '--job', 'full'], env)]);
     expect(results.map((r) => r.code).sort()).toEqual([0, 3]);
@@ -27,6 +20,36 @@ describe('two processes started at once on the same job', () => {
       { job: 'full', status: 'skipped' },
       { job: 'full', status: 'succeeded' },
     ]);
+    expect(Object.values(sim.requests().byPath).every((n) => n === 1)).toBe(true);
+    expect(await diffAgainstTruth(db.pool, sim.url)).toEqual({});
+  });
+});
+
+describe('a manual sync of the job a worker is running', () => {
+  const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 9 });
+
+  it('records a skipped run and exits 3 while the worker\'s run goes on and succeeds', async () => {
+    // ~110 requests at 4 at a time and 400 ms each: the worker's full outlasts a manual sync's start-up.
+    sim.setFaults({ latencyMs: 400 });
+    const env = { DATABASE_URL: db.url, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0' };
+    const worker = startCli(['worker'], { ...env, ...NO_SCHEDULES }, 120_000);
+    try {
+      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 1, 60_000);
+      const manual = await runCli(['sync', '--job', 'full'], env);
+      expect(manual.code).toBe(3);
+      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 1, 60_000);
+    } finally {
+      expect(await stopAll([worker])).toEqual([CLEAN_EXIT]);
+    }
+    const { rows } = await db.pool.query<{ trigger: string; status: string; pid: number; during: boolean }>(
+      `SELECT r.trigger, r.status, r.pid, r.started_at BETWEEN w.started_at AND w.finished_at AS during
+         FROM pitwall.sync_runs r, (SELECT started_at, finished_at FROM pitwall.sync_runs WHERE status = 'succeeded') w ORDER BY r.run_id`,
+    );
+    expect(rows).toEqual([
+      { trigger: 'catch-up', status: 'succeeded', pid: worker.child.pid, during: true },
+      { trigger: 'manual', status: 'skipped', pid: expect.any(Number), during: true },
+    ]);
+    // The skipped sync sent nothing: the worker's full asked for every path once.
     expect(Object.values(sim.requests().byPath).every((n) => n === 1)).toBe(true);
     expect(await diffAgainstTruth(db.pool, sim.url)).toEqual({});
   });
