@@ -22,17 +22,18 @@ export async function catchUpHistory(db: pg.Pool, source: string): Promise<Parti
     job: string;
     last_success: Date | null;
     failed: number;
+    abandoned: number;
     last_failed_at: Date | null;
     running: { run_id: number; host: string | null; pid: number | null; beat: string; lock_held: boolean } | null;
   }>(
     `WITH success AS (
        SELECT job, max(finished_at) AS at FROM pitwall.sync_runs WHERE source = $2 AND status = 'succeeded' GROUP BY job
      ), failed AS (
-       SELECT r.job, COALESCE(r.finished_at, r.started_at) AS at
+       SELECT r.job, r.status, COALESCE(r.finished_at, r.started_at) AS at
          FROM pitwall.sync_runs r LEFT JOIN success s USING (job)
         WHERE r.source = $2 AND r.trigger = 'catch-up' AND r.status IN ('failed', 'abandoned') AND (s.at IS NULL OR r.started_at > s.at)
      )
-     SELECT j.job, s.at AS last_success, count(f.at)::int AS failed, max(f.at) AS last_failed_at,
+     SELECT j.job, s.at AS last_success, count(f.at)::int AS failed, count(f.at) FILTER (WHERE f.status = 'abandoned')::int AS abandoned, max(f.at) AS last_failed_at,
             (SELECT json_build_object('run_id', x.run_id, 'host', x.host, 'pid', x.pid, 'beat', COALESCE(x.heartbeat_at, x.started_at),
                       'lock_held', EXISTS (SELECT 1 FROM pg_locks l
                                             WHERE l.locktype = 'advisory' AND l.classid = $3::oid AND l.objsubid = 2 AND l.granted
@@ -52,6 +53,7 @@ export async function catchUpHistory(db: pg.Pool, source: string): Promise<Parti
       r.job,
       {
         failedCatchUps: r.failed,
+        abandonedCatchUps: r.abandoned,
         ...(r.last_success ? { lastSuccess: r.last_success } : {}),
         ...(r.last_failed_at ? { lastFailedAt: r.last_failed_at } : {}),
         ...(r.running ? { running: { lastBeatAt: new Date(r.running.beat), lockHeld: r.running.lock_held, run: runningRun(r.running) } } : {}),

@@ -8,6 +8,8 @@ export interface CatchUpHistory {
   lastSuccess?: Date;
   /** Its catch-ups that failed or were abandoned since that success (all of them, if none). */
   failedCatchUps: number;
+  /** Of those, the ones abandoned: their process died mid-run. */
+  abandonedCatchUps?: number;
   /** When the latest of those ended (or started, when it never recorded an end). */
   lastFailedAt?: Date;
   /**
@@ -72,9 +74,12 @@ export function decideCatchUp(
     const retryAt = new Date(running.lastBeatAt.getTime() + staleAfterMs + 1000);
     if (retryAt > now) return { job, action: 'wait', reason: 'unconfirmed', lastSuccess, lastFired, failedCatchUps, retryAt };
   }
+  // A first death is taken for the machine's (a worker killed, a host lost), and the job runs
+  // again at once; one that dies again is taken for the run's own, and backs off like a failure.
+  const counted = failedCatchUps - Math.min(1, history?.abandonedCatchUps ?? 0);
   const from = history?.lastFailedAt;
-  if (failedCatchUps > 0 && from) {
-    const retryAt = new Date(from.getTime() + catchUpDelayMs(failedCatchUps));
+  if (counted > 0 && from) {
+    const retryAt = new Date(from.getTime() + catchUpDelayMs(counted));
     if (retryAt > now) return { job, action: 'wait', reason: 'backoff', lastSuccess, lastFired, failedCatchUps, retryAt };
   }
   return { job, action: 'run', lastSuccess, lastFired, failedCatchUps };
@@ -82,11 +87,12 @@ export function decideCatchUp(
 
 /**
  * The catch-ups to run now, in order. A due full runs alone, and a full running in another
- * process holds the others too: live and season wait for it, since its success covers them. A
- * full that is backing off holds nobody up.
+ * process, or whose dead run is yet to be confirmed, holds the others too: live and season wait
+ * for it, since its success covers them. A full that is backing off holds nobody up.
  */
 export function catchUpsToRun(decisions: readonly CatchUpDecision[]): Array<Extract<CatchUpDecision, { action: 'run' }>> {
-  if (decisions.some((d) => d.job === 'full' && d.action === 'elsewhere')) return [];
+  // A full going, or one whose run is yet to be confirmed dead (it will run again then), holds the others.
+  if (decisions.some((d) => d.job === 'full' && (d.action === 'elsewhere' || (d.action === 'wait' && d.reason === 'unconfirmed')))) return [];
   const due = decisions.filter((d): d is Extract<CatchUpDecision, { action: 'run' }> => d.action === 'run');
   const full = due.find((d) => d.job === 'full');
   return full ? [full] : due;

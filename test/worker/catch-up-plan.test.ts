@@ -30,6 +30,22 @@ describe('decideCatchUp', () => {
     expect(decideCatchUp('live', null, at('2020-01-01T00:00:00Z'), { failedCatchUps: 0 }, NOW, STALE_MS).action).toBe('none');
   });
 
+  it('runs again at once after a first catch-up that died, and backs off from a second death as from a failure', () => {
+    const died = at('2026-11-23T21:39:00Z');
+    expect(decideCatchUp('full', null, undefined, { failedCatchUps: 1, abandonedCatchUps: 1, lastFailedAt: died }, NOW, STALE_MS).action).toBe('run');
+    expect(decideCatchUp('full', null, undefined, { failedCatchUps: 2, abandonedCatchUps: 2, lastFailedAt: died }, NOW, STALE_MS)).toMatchObject({
+      action: 'wait',
+      reason: 'backoff',
+      failedCatchUps: 2,
+      retryAt: new Date(died.getTime() + catchUpDelayMs(1)),
+    });
+    // A failure is never forgiven: a death beside it forgives only itself.
+    expect(decideCatchUp('full', null, undefined, { failedCatchUps: 1, abandonedCatchUps: 0, lastFailedAt: died }, NOW, STALE_MS).action).toBe('wait');
+    expect(decideCatchUp('full', null, undefined, { failedCatchUps: 2, abandonedCatchUps: 1, lastFailedAt: died }, NOW, STALE_MS)).toMatchObject({
+      retryAt: new Date(died.getTime() + catchUpDelayMs(1)),
+    });
+  });
+
   it('waits the backoff after failed catch-ups, from the last one, then runs', () => {
     const history = { failedCatchUps: 3, lastFailedAt: at('2026-11-23T21:30:00Z') };
     expect(decideCatchUp('full', null, undefined, history, NOW, STALE_MS)).toEqual({
@@ -98,7 +114,13 @@ describe('catchUpsToRun', () => {
   });
 
   it('holds live and season while a full runs in another process, whose success covers them', () => {
-    expect(catchUpsToRun([run('live'), run('season'), { job: 'full', action: 'elsewhere' }])).toEqual([]);
+    const going = { runId: 7, here: false, host: 'h', pid: 1 };
+    expect(catchUpsToRun([run('live'), run('season'), { job: 'full', action: 'elsewhere', run: going }])).toEqual([]);
+  });
+
+  it('holds live and season while a full\'s dead run is yet to be confirmed: the full runs again first', () => {
+    const unconfirmed = { job: 'full' as const, action: 'wait' as const, reason: 'unconfirmed' as const, lastFired: null, failedCatchUps: 0, retryAt: NOW };
+    expect(catchUpsToRun([run('live'), run('season'), unconfirmed])).toEqual([]);
   });
 
   it('runs the others when full is current or backing off', () => {

@@ -81,10 +81,15 @@ describe('the worker catching up at start', () => {
     expect(await runs()).toEqual([]);
   });
 
-  it('after a catch-up left running by a dead process, waits 5 minutes and says until when', async () => {
+  it('after a second catch-up in a row left running by a dead process, waits 5 minutes and says until when', async () => {
     await insertRun('season', 'cron', 'succeeded', '1 minute');
     await insertRun('live', 'cron', 'succeeded', '1 minute');
-    // Its process died 30 s ago: no lock held, the heartbeat stale.
+    // One full catch-up died 10 minutes ago; the one after it died 30 s ago (no lock held, the
+    // heartbeat stale). The first death is forgiven (the machine's, most likely), the second not.
+    await db.pool.query(
+      `INSERT INTO pitwall.sync_runs (job, trigger, status, started_at, finished_at)
+       VALUES ('full', 'catch-up', 'abandoned', now() - interval '11 minutes', now() - interval '10 minutes')`,
+    );
     await db.pool.query(
       `INSERT INTO pitwall.sync_runs (job, trigger, status, started_at, heartbeat_at)
        VALUES ('full', 'catch-up', 'running', now() - interval '1 minute', now() - interval '30 seconds')`,
@@ -93,12 +98,28 @@ describe('the worker catching up at start', () => {
     await start();
     await waitFor(() => messages().some((m) => m.startsWith('catch-up of full backing off')));
     const line = messages().find((m) => m.startsWith('catch-up of full backing off')) ?? '';
-    expect(line).toMatch(/^catch-up of full backing off after 1 failed catch-up\(s\) since its last success; next try at \S+Z$/);
+    expect(line).toMatch(/^catch-up of full backing off after 2 failed catch-up\(s\) since its last success; next try at \S+Z$/);
     const retryAt = Date.parse(line.split(' ').at(-1) ?? '');
     // Five minutes from its last heartbeat.
     expect(retryAt - before).toBeGreaterThan(4 * 60_000);
     expect(retryAt - before).toBeLessThan(5 * 60_000);
-    expect((await runs()).map((r) => `${r.job} ${r.status}`)).toEqual(['season succeeded', 'live succeeded', 'full abandoned']);
+    expect((await runs()).map((r) => `${r.job} ${r.status}`)).toEqual(['season succeeded', 'live succeeded', 'full abandoned', 'full abandoned']);
+  });
+
+  it('after one catch-up left running by a dead process, runs the full again at once', async () => {
+    await insertRun('season', 'cron', 'succeeded', '1 minute');
+    await insertRun('live', 'cron', 'succeeded', '1 minute');
+    await db.pool.query(
+      `INSERT INTO pitwall.sync_runs (job, trigger, status, started_at, heartbeat_at)
+       VALUES ('full', 'catch-up', 'running', now() - interval '1 minute', now() - interval '30 seconds')`,
+    );
+    await (await start()).caughtUp();
+    expect((await runs()).map((r) => `${r.job} ${r.trigger} ${r.status}`)).toEqual([
+      'season cron succeeded',
+      'live cron succeeded',
+      'full catch-up abandoned',
+      'full catch-up succeeded',
+    ]);
   });
 
   it('does not start the walk again over a catch-up that died seconds ago, before its heartbeat goes stale', async () => {
