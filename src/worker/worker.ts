@@ -80,8 +80,9 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   const running = new Set<Promise<unknown>>();
   const sources: Source[] = options.sources ? [...options.sources] : [{ name: deps.source ?? DEFAULT_SOURCE, config: deps.config as Source['config'] }];
   const owned = new Map<string, OwnedSource>();
-  // Runs going or waiting here, by source: a busy source is never handed over to even out shares.
-  const busy = new Map<string, number>();
+  // Runs going here, by source: a source with a run going is never handed over to even out
+  // shares; one whose runs only wait for a slot is, and they never begin here.
+  const started = new Map<string, number>();
   const metrics = createMetrics(deps.pool, sources.map((s) => s.name));
   // At most PITWALL_WORKER_JOBS runs go at once in this worker, whatever the number of sources it owns.
   const runSlots = pLimit(config.workerJobs);
@@ -103,33 +104,38 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
     return found;
   };
 
-  const runJob = (job: JobName, trigger: Trigger = 'cron', sourceName?: string): Promise<RunSummary> => {
+  /** `begins` is called as the run begins, after it had its slot and its source is still this worker's. */
+  const startRun = (job: JobName, trigger: Trigger, sourceName: string | undefined, begins?: () => void): Promise<RunSummary> => {
     const source = sourceNamed(sourceName);
-    busy.set(source.name, (busy.get(source.name) ?? 0) + 1);
-    const run = runSlots(() => {
-      // Waited for a slot through a stop: nothing to record, no run began.
-      if (shutdown.drain.aborted) return Promise.resolve(buildSummary(0, job, 'interrupted', performance.now(), new RunCounters(), 'the worker stopped before the run began'));
-      return runSync(
-        { ...deps, config: source.config, source: source.name, observer: metrics.observer, ...(coordination ? { coordination } : {}) },
-        { job, trigger, drain: shutdown.drain, signal: shutdown.abort },
-      );
+    const notBegun = (why: string) => Promise.resolve(buildSummary(0, job, 'interrupted', performance.now(), new RunCounters(), why));
+    const run = runSlots(async () => {
+      // Waited for a slot through a stop, or while the source passed to another worker (its
+      // schedules and catch-up go on there): nothing to record, no run began.
+      if (shutdown.drain.aborted) return notBegun('the worker stopped before the run began');
+      if (trigger !== 'manual' && ownership && !ownership.owns(source.name)) return notBegun('the source passed to another worker before the run began');
+      started.set(source.name, (started.get(source.name) ?? 0) + 1);
+      begins?.();
+      try {
+        return await runSync(
+          { ...deps, config: source.config, source: source.name, observer: metrics.observer, ...(coordination ? { coordination } : {}) },
+          { job, trigger, drain: shutdown.drain, signal: shutdown.abort },
+        );
+      } finally {
+        started.set(source.name, (started.get(source.name) ?? 1) - 1);
+      }
     });
     running.add(run);
-    const settle = () => {
-      running.delete(run);
-      busy.set(source.name, (busy.get(source.name) ?? 1) - 1);
-    };
+    const settle = () => running.delete(run);
     void run.then(settle, settle);
     return run;
   };
+  const runJob = (job: JobName, trigger: Trigger = 'cron', sourceName?: string): Promise<RunSummary> => startRun(job, trigger, sourceName);
 
   // A source's lines carry its name, but for the one unnamed source of a single-source worker.
   const loggerOf = (source: string) => (source === DEFAULT_SOURCE ? logger : logger.child({ source }));
 
-  const runCatchUp = (job: JobName, fire: string, sourceName: string): Promise<RunSummary> => {
-    loggerOf(sourceName).info({ job, fire }, catchingUpMessage(job, fire));
-    return runJob(job, 'catch-up', sourceName);
-  };
+  const runCatchUp = (job: JobName, fire: string, sourceName: string): Promise<RunSummary> =>
+    startRun(job, 'catch-up', sourceName, () => loggerOf(sourceName).info({ job, fire }, catchingUpMessage(job, fire)));
 
   // A run records its own failure; an exception here means the database failed before the run
   // could even be recorded. Logged, and the next tick tries again.
@@ -215,7 +221,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
     }
     let pace: ProcessPace | undefined;
     const hold = (source: string, ms: number) => pace?.hold(source, ms);
-    ownership = new Ownership({ pool: deps.pool, sources: sources.map((s) => s.name), logger, gained, lost, hold, busy: (s) => (busy.get(s) ?? 0) > 0 });
+    ownership = new Ownership({ pool: deps.pool, sources: sources.map((s) => s.name), logger, gained, lost, hold, busy: (s) => (started.get(s) ?? 0) > 0 });
     pace = new ProcessPace(ownership.shares);
     heartbeats = new HeartbeatGroup(deps.pool, logger, ownership.beatMs);
     const session = () => ownership!.lockSession();
