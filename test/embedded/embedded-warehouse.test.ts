@@ -155,7 +155,7 @@ describe('an embedded warehouse made by an earlier pitwall', () => {
       await check.close();
       expect(untouched).toEqual([{ n: 0 }]);
 
-      const migrated = await runCli(['migrate', '--log-level', 'info'], { PITWALL_DATA_DIR: dir, PITWALL_JOB_QUEUE: 'local' });
+      const migrated = await runCli(['migrate', '--log-level', 'info'], { PITWALL_DATA_DIR: dir });
       expect(migrated.code).toBe(0);
       expect(migrated.stderr).toMatch(new RegExp(`migrations applied: ${pending} in \\d+ ms`));
       const after = await runCli(['sql', '--csv', 'SELECT source, job FROM pitwall.sync_runs'], { PITWALL_DATA_DIR: dir });

@@ -24,7 +24,6 @@ const quietWorker = (db: TestDatabase) => ({
   PITWALL_CRON_SEASON: '0 0 1 1 *',
   PITWALL_CRON_FULL: '0 0 1 1 *',
   PITWALL_CATCH_UP: 'off',
-  PITWALL_JOB_QUEUE: 'local',
 });
 
 /**
