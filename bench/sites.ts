@@ -30,6 +30,11 @@ export interface SitesRun {
   peakRssMbPerWorker: number[];
   /** Most connections to the warehouse's database at once, sampled every 250 ms. */
   peakConnections: number;
+  /**
+   * With several workers, the manual `pitwall sync` of the first site run beside them: exit 0
+   * (its full ran, no worker's was going), or 3 (a worker's full of the site was going: skipped).
+   */
+  manualSync?: { exitCode: number | null };
   /** Requests the upstream answered, all sites together. */
   upstreamRequests: number;
   /** With `statements`: what the workers asked of the database (statements.ts). */
@@ -47,6 +52,9 @@ export interface SitesFigures {
 }
 
 const NEVER = '0 0 1 1 *';
+
+/** When the manual sync beside several workers starts: once they have taken their sources. */
+const MANUAL_SYNC_AFTER_MS = 10_000;
 
 /** How long a steady run lets the workers start, take their sources and get their runs going before it counts. */
 export const STEADY_WARMUP_MS = 60_000;
@@ -120,6 +128,18 @@ export async function benchSites(
       for (let i = 0; i < workers; i++) {
         children.push(spawn(process.execPath, [join(ROOT, 'bin/pitwall.js'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
       }
+      // Beside several workers, a person's manual sync of one source, while the workers run it:
+      // its connections count with theirs, and it must never run the workers' job at once.
+      const manual =
+        workers > 1
+          ? new Promise<number | null>((resolve) => {
+              setTimeout(() => {
+                const sync = spawn(process.execPath, [join(ROOT, 'bin/pitwall.js'), 'sync', '--source', names[0]!], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+                children.push(sync);
+                sync.once('close', (code) => resolve(code));
+              }, MANUAL_SYNC_AFTER_MS).unref();
+            })
+          : null;
       let peakConnections = 0;
       const dbName = new URL(db.url).pathname.slice(1);
       const steadyMs = opts.steadyMs;
@@ -145,6 +165,7 @@ export async function benchSites(
         60 * 60_000,
       );
       const makespanMs = steady ? null : ended - started;
+      const manualSync = manual ? { exitCode: await manual } : undefined;
       const peakRssMbPerWorker = children.map((c) => Math.round((peakRssBytes(c.pid!) ?? 0) / 1048576));
       const { rows } = await db.pool.query<{ source: string; requests: number }>(BENCH_QUERIES.requestsBySource);
       const minimums = sim.sites.map((site) => minimumRequests(site.world.truth()).total);
@@ -162,6 +183,7 @@ export async function benchSites(
         peakPerSecond: Math.max(...sim.sites.map((_, i) => bySite[i + 1]?.peakPerSecond ?? 0)),
         peakRssMbPerWorker,
         peakConnections,
+        ...(manualSync ? { manualSync } : {}),
         upstreamRequests: log.total,
         ...(opts.statements ? { statements: await countStatements(db.pool, log.total) } : {}),
       });

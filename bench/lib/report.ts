@@ -65,6 +65,8 @@ function sitesTargets(st: SitesFigures | undefined): BenchResults['targets'] {
     sitesConnections: t('<= 20 per worker', st?.runs.length ? st.runs.every((run) => run.peakConnections <= 20 * run.workers) : undefined),
     sitesPeakRss: t(`<= ${rssCap} MB`, one ? Math.max(...one.peakRssMbPerWorker) <= rssCap : undefined),
     sitesCoordination: t('<= 0.05', one?.statements ? one.statements.perRequest <= 0.05 : undefined),
+    // 0: it ran (no worker's full of the site was going then), 3: skipped beside the workers' run.
+    sitesManualSync: t('0 or 3', st?.runs.some((run) => run.manualSync) ? st.runs.every((run) => !run.manualSync || [0, 3].includes(run.manualSync.exitCode ?? -1)) : undefined),
   };
 }
 
@@ -154,6 +156,7 @@ export function renderReport(r: BenchResults): string {
       add('    busiest second of one key', `${run.peakPerSecond} (cap ${st.maxRps})`);
       add('    peak RSS per worker', run.peakRssMbPerWorker.map((mb) => `${mb} MB`).join(', '), run.workers === 1 ? 'sitesPeakRss' : undefined);
       add('    database connections in use, peak', num(run.peakConnections), 'sitesConnections');
+      if (run.manualSync) add('    a manual sync of one site beside them: exit code', String(run.manualSync.exitCode), 'sitesManualSync');
       if (run.statements) {
         add('    coordination statements per upstream request', `${run.statements.perRequest} (${num(run.statements.coordination)} for ${num(run.upstreamRequests)})`, run.workers === 1 ? 'sitesCoordination' : undefined);
         add('    load statements per upstream request', (run.statements.load / Math.max(1, run.upstreamRequests)).toFixed(2));
