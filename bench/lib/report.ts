@@ -64,7 +64,9 @@ function sitesTargets(st: SitesFigures | undefined): BenchResults['targets'] {
     sitesSteadyRate: t(`>= 0.9 x ${st?.globalMaxRps ?? 0}/s`, one?.steady && st?.globalMaxRps ? one.steady.requestsPerSecond >= 0.9 * st.globalMaxRps : undefined),
     sitesConnections: t('<= 20 per worker', st?.runs.length ? st.runs.every((run) => run.peakConnections <= 20 * run.workers) : undefined),
     sitesPeakRss: t(`<= ${rssCap} MB`, one ? Math.max(...one.peakRssMbPerWorker) <= rssCap : undefined),
-    sitesCoordination: t('<= 0.05', one?.statements ? one.statements.perRequest <= 0.05 : undefined),
+    // Judged on a run to the end (every first full), where each source's start-up is paid for by
+    // its whole full; a steady window of a thousand sources' first minutes is mostly start-up.
+    sitesCoordination: t('<= 0.05', one?.statements && !one.steady ? one.statements.perRequest <= 0.05 : undefined),
     // 0: it ran (no worker's full of the site was going then), 3: skipped beside the workers' run.
     sitesManualSync: t('0 or 3', st?.runs.some((run) => run.manualSync) ? st.runs.every((run) => !run.manualSync || [0, 3].includes(run.manualSync.exitCode ?? -1)) : undefined),
   };
