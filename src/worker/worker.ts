@@ -42,7 +42,11 @@ export interface Worker {
    * PITWALL_CATCH_UP on, the catch-up of jobs that are behind it (not awaited).
    */
   start(): Promise<void>;
-  /** One run of `job` of a source (the first when not named) now, the way a cron tick starts it, whether or not this worker owns the source. */
+  /**
+   * One run of `job` of a source (the first when not named) now, the way a cron tick starts it,
+   * once a run slot is free; with a trigger other than `manual`, only while this worker owns the
+   * source (else it returns `interrupted`, run id 0, having begun nothing).
+   */
   runJob(job: JobName, trigger?: Trigger, source?: string): Promise<RunSummary>;
   /** Settles when the catch-ups of the sources this worker owns now have nothing left to do (at once when they are off). */
   caughtUp(): Promise<void>;
