@@ -8,6 +8,12 @@ import type { JobLock } from '../sync/sql/job-lock.js';
 import { ABANDON } from '../sync/sql/dead-runs.js';
 import { jobLockId, LOCK_NAMESPACE } from '../sync/sql/job-lock.js';
 
+/** The server drops a lost machine's lock session after 10 s of silence and 3 probes 5 s apart: 25 s. */
+const KEEPALIVE_IDLE_S = 10;
+const KEEPALIVE_INTERVAL_S = 5;
+const KEEPALIVE_COUNT = 3;
+export const LOST_MACHINE_MS = (KEEPALIVE_IDLE_S + KEEPALIVE_INTERVAL_S * KEEPALIVE_COUNT) * 1000;
+
 /**
  * One connection that holds every advisory lock of a process: the sources it owns, its presence,
  * and the job lock of each run it has going. Locks cost no connection each, so a worker with a
@@ -36,9 +42,19 @@ export class LockSession {
 
   /** A session on the pool's database, named for this process in pg_stat_activity. */
   static async open(pool: pg.Pool, role: string): Promise<LockSession> {
-    const client = new pg.Client({ ...pool.options, application_name: `pitwall ${role} ${process.pid}@${hostname()}`.slice(0, 63) });
+    const client = new pg.Client({ ...pool.options, application_name: `pitwall ${role} ${process.pid}@${hostname()}`.slice(0, 63), keepAlive: true });
     await client.connect();
-    return new LockSession(client);
+    const session = new LockSession(client);
+    try {
+      // A machine that is lost (powered off, cut from the network) sends no FIN: without these the
+      // server would keep its session, and every lock of it, for the operating system's default
+      // of two hours. Probes answered by the kernel keep a stopped (SIGSTOP) process's session.
+      await session.query(`SET tcp_keepalives_idle = ${KEEPALIVE_IDLE_S}; SET tcp_keepalives_interval = ${KEEPALIVE_INTERVAL_S}; SET tcp_keepalives_count = ${KEEPALIVE_COUNT}`);
+    } catch (err) {
+      await session.close();
+      throw err;
+    }
+    return session;
   }
 
   /** Aborted, with a DatabaseError, when the connection dropped: every lock of the session is gone. */

@@ -62,11 +62,13 @@ export class Ownership {
    */
   async start(): Promise<void> {
     await this.openSession();
-    const others = this.picture.processes > 1;
+    if (this.picture.processes === 1) {
+      this.beating = this.beat();
+      await this.beating;
+    }
     this.timer = setInterval(() => {
       this.beating = this.beating.then(() => this.beat());
     }, this.beatMs);
-    if (!others) await this.beat();
   }
 
   /** The current lock session: the runs' job locks are taken on it. */

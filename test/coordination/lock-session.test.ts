@@ -1,0 +1,68 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+
+import { LockSession } from '../../src/coordination/lock-session.js';
+import { createPool } from '../../src/db/pool.js';
+import { useDatabase } from '../helpers/fixture.js';
+
+/**
+ * The lock session against a real PostgreSQL: the locks it holds are the ones pg_locks shows, they
+ * go with its connection, and the server is told to drop it when its machine is lost.
+ */
+describe('the lock session', () => {
+  const db = useDatabase('postgres');
+
+  const open = async () => {
+    const session = await LockSession.open(db.pool, 'worker');
+    onTestFinished(() => session.close());
+    return session;
+  };
+  /** The sessions that hold a job lock (namespace 730511) in this test's database, by pid. */
+  const jobLockHolders = async () =>
+    (
+      await db.pool.query<{ pid: number }>(
+        `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 730511 AND granted
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      )
+    ).rows.map((r) => r.pid);
+
+  it('asks the server to drop it 25 s after its machine goes silent, and names its process', async () => {
+    const session = await open();
+    const [row] = await session.query<{ idle: string; interval: string; count: string; app: string }>(
+      `SELECT current_setting('tcp_keepalives_idle') AS idle, current_setting('tcp_keepalives_interval') AS interval,
+              current_setting('tcp_keepalives_count') AS count, current_setting('application_name') AS app`,
+    );
+    expect(row).toEqual({ idle: '10', interval: '5', count: '3', app: expect.stringMatching(new RegExp(`^pitwall worker ${process.pid}@`)) });
+  });
+
+  it('takes a run\'s job locks together or not at all, closes the job\'s stale rows, and gives them back', async () => {
+    const session = await open();
+    const other = await open();
+    await db.pool.query(`INSERT INTO pitwall.sync_runs (source, job, trigger, status, started_at) VALUES ('default', 'full', 'cron', 'running', now() - interval '1 hour')`);
+    const full = await session.tryJobLocks('default', ['full'], 'full');
+    expect(full).not.toBeNull();
+    const { rows } = await db.pool.query<{ status: string }>(`SELECT status FROM pitwall.sync_runs`);
+    expect(rows).toEqual([{ status: 'abandoned' }]);
+    // A rebuild takes every job's lock: refused while one is held elsewhere, and holds none after.
+    expect(await other.tryJobLocks('default', ['full', 'season', 'live'], 'rebuild')).toBeNull();
+    expect(new Set(await jobLockHolders()).size).toBe(1);
+    await full!.release();
+    expect(await jobLockHolders()).toEqual([]);
+    const all = await other.tryJobLocks('default', ['full', 'season', 'live'], 'rebuild');
+    expect(all).not.toBeNull();
+    expect(await jobLockHolders()).toHaveLength(3);
+  });
+
+  it('says it is lost when its connection is cut, and every lock of it is free at once', async () => {
+    const session = await open();
+    const lock = await session.tryJobLocks('default', ['live'], 'live');
+    const [{ pid } = { pid: 0 }] = await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const admin = createPool(db.url, { max: 1 });
+    onTestFinished(() => admin.end());
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    await expect.poll(() => session.lost.aborted, { timeout: 5_000 }).toBe(true);
+    expect(lock!.lost.aborted).toBe(true);
+    await expect(lock!.confirm()).rejects.toThrow(/lost the lock session/);
+    expect(await jobLockHolders()).toEqual([]);
+    await expect(session.query('SELECT 1')).rejects.toThrow(/lost the lock session/);
+  });
+});
