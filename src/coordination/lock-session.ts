@@ -4,8 +4,8 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 
 import { coerceDbError, DatabaseError } from '../db/errors.js';
-import type { JobLock } from '../sync/sql/job-lock.js';
 import { ABANDON } from '../sync/sql/dead-runs.js';
+import type { JobLock } from '../sync/sql/job-lock.js';
 import { jobLockId, LOCK_NAMESPACE } from '../sync/sql/job-lock.js';
 
 /** The server drops a lost machine's lock session after 10 s of silence and 3 probes 5 s apart: 25 s. */

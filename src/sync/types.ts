@@ -5,8 +5,8 @@ import type pg from 'pg';
 
 import type { Transport } from '../api/http-get.js';
 import type { RequestEvent, RetryEvent } from '../api/types.js';
-import type { ProcessPace } from '../coordination/pace.js';
 import type { Config } from '../config.js';
+import type { ProcessPace } from '../coordination/pace.js';
 import type { Logger } from '../log.js';
 
 import type { StartHeartbeat } from './heartbeat.js';

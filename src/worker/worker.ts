@@ -9,13 +9,13 @@ import { startObservabilityServer, type HealthReport, type ObservabilityServer }
 import { createMetrics, type WorkerMetrics } from '../observability/metrics.js';
 import { loadStatusPage } from '../observability/status-page/data.js';
 import { sourceSecrets, type Source } from '../sources.js';
-import type { JobName } from '../sync/jobs.js';
-import { HeartbeatGroup } from '../sync/heartbeat.js';
-import { runSync, type RunSummary } from '../sync/run.js';
-import { buildSummary } from '../sync/summary.js';
 import { RunCounters } from '../sync/counters.js';
+import { HeartbeatGroup } from '../sync/heartbeat.js';
+import type { JobName } from '../sync/jobs.js';
+import { runSync, type RunSummary } from '../sync/run.js';
 import { recordConfiguredSources } from '../sync/sql/configured-sources.js';
 import { markDeadRuns } from '../sync/sql/dead-runs.js';
+import { buildSummary } from '../sync/summary.js';
 import type { RunCoordination, SyncDeps } from '../sync/types.js';
 
 import { catchingUpMessage, startCatchUp, type CatchUp } from './catch-up.js';
@@ -223,10 +223,10 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
       });
       logger.info({ listening: server.bound, url: server.url, token: config.httpToken !== undefined }, 'health, metrics and status page endpoint listening');
     }
-    let pace: ProcessPace | undefined;
-    const hold = (source: string, ms: number) => pace?.hold(source, ms);
+    // The pace reads this worker's shares as the ownership's last beat left them.
+    const pace = new ProcessPace({ sourceShare: (source) => ownership?.shares.sourceShare(source) ?? 1, globalShare: () => ownership?.shares.globalShare() ?? 1 });
+    const hold = (source: string, ms: number) => pace.hold(source, ms);
     ownership = new Ownership({ pool: deps.pool, sources: sources.map((s) => s.name), logger, gained, lost, hold, busy: (s) => (started.get(s) ?? 0) > 0 });
-    pace = new ProcessPace(ownership.shares);
     heartbeats = new HeartbeatGroup(deps.pool, logger, ownership.beatMs);
     const session = () => ownership!.lockSession();
     coordination = { tryJobLocks: (source, jobs, job) => session().tryJobLocks(source, jobs, job), startHeartbeat: heartbeats.start, pace };
