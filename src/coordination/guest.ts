@@ -1,9 +1,8 @@
 import type pg from 'pg';
 
 import { abortableSleep } from '../api/rate-limit.js';
-import { HEARTBEAT_INTERVAL_MS } from '../sync/heartbeat.js';
 
-import { asObjid, PRESENCE_NAMESPACE, sourceLockId } from './lock-ids.js';
+import { asObjid, BEAT_MS, PRESENCE_NAMESPACE, sourceLockId } from './lock-ids.js';
 import { LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from './lock-picture.js';
 import type { PaceShares } from './pace.js';
 
@@ -32,7 +31,7 @@ export async function takeGuestPlace(
   sources: readonly string[],
   options: { beatMs?: number; globalCap?: boolean } = {},
 ): Promise<GuestPlace> {
-  const beatMs = options.beatMs ?? HEARTBEAT_INTERVAL_MS;
+  const beatMs = options.beatMs ?? BEAT_MS;
   const client = await pool.connect();
   let picture: LockPicture;
   try {

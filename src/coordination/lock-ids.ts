@@ -1,9 +1,18 @@
 import { createHash } from 'node:crypto';
 
+import { DEFAULT_SOURCE } from '../db/schema/columns.js';
+
 /**
- * The advisory locks that say who works which source. Each is a pair (namespace, id); the job
- * locks (src/sync/sql/job-lock.ts) have a namespace of their own, 730_511.
+ * How often a worker beats: looks at who owns what, and writes its runs' heartbeats. Everything
+ * that waits for the others to have seen a change waits one beat (and a second).
+ */
+export const BEAT_MS = 5_000;
+
+/**
+ * The advisory locks that say who works which source. Each is a pair (namespace, id):
  *
+ * - LOCK_NAMESPACE, a source's job's id: held alone by the run of that job (or a rebuild, which
+ *   takes every job's), so one source's job never runs twice at once (src/sync/sql/job-lock.ts).
  * - OWNER_NAMESPACE, a source's id: held alone by the worker that owns the source, on that
  *   worker's lock session, for as long as it owns it. A worker killed with `kill -9` loses its
  *   session and with it every lock, at once; a worker that is only slow (SIGSTOP) keeps them.
@@ -24,3 +33,33 @@ export function sourceLockId(source: string): number {
 
 /** The id as pg_locks.objid shows it (an oid: the int4 read as unsigned). */
 export const asObjid = (id: number): number => id >>> 0;
+
+/** First half of every pitwall advisory-lock key, so pitwall's locks never collide with others'. */
+export const LOCK_NAMESPACE = 730_511;
+
+const JOB_LOCK_IDS: Record<string, number> = { full: 1, season: 2, live: 3 };
+
+/**
+ * The second half of the advisory lock of one source's job. The default source keeps the ids
+ * pitwall used before sources existed (1, 2, 3). Another source's is taken from a digest of its
+ * name and the job, kept clear of those: two pairs share one only by a 1-in-4-billion chance, and
+ * then merely take turns.
+ */
+export function jobLockId(source: string, job: string): number {
+  const id = JOB_LOCK_IDS[job];
+  if (id === undefined) throw new Error(`no advisory lock id for job ${job}`);
+  if (source === DEFAULT_SOURCE) return id;
+  const digest = createHash('sha256').update(`${source}\0${job}`).digest().readInt32BE(0);
+  return digest >= 0 && digest < 16 ? digest + 16 : digest;
+}
+
+/**
+ * The second halves of the advisory locks a live run of one source's `job` holds, as
+ * pg_locks.objid shows them (an oid: the int4 read as unsigned): its own job's, or for a rebuild
+ * every job's (it takes them all, REBUILD_LOCKS).
+ */
+export function runLockIds(source: string, job: string): number[] {
+  const jobs = job === 'rebuild' ? Object.keys(JOB_LOCK_IDS) : job in JOB_LOCK_IDS ? [job] : [];
+  return jobs.map((j) => jobLockId(source, j) >>> 0);
+}
+

@@ -4,9 +4,9 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 
 import { coerceDbError, DatabaseError } from '../db/errors.js';
-import { ABANDON } from '../sync/sql/dead-runs.js';
-import type { JobLock } from '../sync/sql/job-lock.js';
-import { jobLockId, LOCK_NAMESPACE } from '../sync/sql/job-lock.js';
+
+import { LOCK_NAMESPACE } from './lock-ids.js';
+import type { JobLock } from './types.js';
 
 /** The server drops a lost machine's lock session after 10 s of silence and 3 probes 5 s apart: 25 s. */
 const KEEPALIVE_IDLE_S = 10;
@@ -71,33 +71,8 @@ export class LockSession {
     return (await mine).rows;
   }
 
-  /**
-   * The job locks of one run of `source`, taken together or not at all (null when another
-   * process holds one): a manual sync beside the worker never runs a job twice at once. Taken,
-   * they prove that no live process runs `job`, so the same statement closes its rows still
-   * marked running (as markAbandoned does).
-   */
-  async tryJobLocks(source: string, jobs: readonly string[], job: string): Promise<JobLock | null> {
-    const ids = jobs.map((j) => jobLockId(source, j));
-    let taken: Array<{ id: number; ok: boolean }>;
-    try {
-      taken = await this.query<{ id: number; ok: boolean }>(
-        `WITH taken AS MATERIALIZED (SELECT id, pg_try_advisory_lock($1, id) AS ok FROM unnest($2::int[]) AS id),
-              closed AS (UPDATE pitwall.sync_runs SET ${ABANDON}
-                          WHERE source = $3 AND job = $4 AND status = 'running' AND (SELECT bool_and(ok) FROM taken))
-         SELECT id, ok FROM taken`,
-        [LOCK_NAMESPACE, ids, source, job],
-      );
-    } catch (err) {
-      // Session locks outlive a failed statement: give back whatever it took.
-      await this.unlockJobs(ids).catch(() => undefined);
-      throw err;
-    }
-    if (!taken.every((t) => t.ok)) {
-      const held = taken.filter((t) => t.ok).map((t) => t.id);
-      if (held.length > 0) await this.unlockJobs(held);
-      return null;
-    }
+  /** A handle on job locks this session took (`ids` in LOCK_NAMESPACE): lost with the session, given back by release(). */
+  jobLocks(ids: readonly number[]): JobLock {
     let released = false;
     return {
       lost: this.lost,
@@ -110,7 +85,8 @@ export class LockSession {
     };
   }
 
-  private async unlockJobs(ids: readonly number[]): Promise<void> {
+  /** Gives back job locks of this session (those it does not hold are left alone). */
+  async unlockJobs(ids: readonly number[]): Promise<void> {
     await this.query('SELECT pg_advisory_unlock($1, id) FROM unnest($2::int[]) AS id', [LOCK_NAMESPACE, ids]);
   }
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 
+import { BEAT_MS } from '../coordination/lock-ids.js';
 import type { Logger } from '../log.js';
 
 import type { RunCounters } from './counters.js';
@@ -11,7 +12,7 @@ import { buildSummary, type RunJob } from './summary.js';
  * display looks alive and a dead run is recognised within a minute; long enough that the UPDATE
  * costs nothing beside the run's own writes.
  */
-export const HEARTBEAT_INTERVAL_MS = 5_000;
+export const HEARTBEAT_INTERVAL_MS = BEAT_MS;
 
 /**
  * A running run whose heartbeat is older than this (and whose job lock is free) is dead. Three

@@ -7,11 +7,11 @@ import type { Transport } from '../api/http-get.js';
 import type { RequestEvent, RetryEvent } from '../api/types.js';
 import type { Config } from '../config.js';
 import type { ProcessPace } from '../coordination/pace.js';
+import type { JobLock } from '../coordination/types.js';
 import type { Logger } from '../log.js';
 
 import type { StartHeartbeat } from './heartbeat.js';
 import type { JobName } from './jobs.js';
-import type { JobLock } from './sql/job-lock.js';
 import type { RunSummary } from './summary.js';
 
 /** What a run tells its watcher about itself beside the event: the source it works for. */

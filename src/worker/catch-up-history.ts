@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 
 import type pg from 'pg';
 
+import { jobLockId, LOCK_NAMESPACE } from '../coordination/lock-ids.js';
 import { JOB_NAMES, type JobName } from '../sync/jobs.js';
-import { jobLockId, LOCK_NAMESPACE } from '../sync/sql/job-lock.js';
 
 import type { CatchUpHistory, RunningRun } from './catch-up-plan.js';
 

@@ -23,6 +23,7 @@ import { gracefulStop } from './graceful-stop.js';
 import { checkHealth } from './health.js';
 import { lastSuccesses } from './last-successes.js';
 import { Ownership } from './ownership.js';
+import { tryRunLocks } from './run-locks.js';
 import { startScheduler, type ScheduledJob, type Scheduler } from './scheduler.js';
 
 type Trigger = 'cron' | 'manual' | 'catch-up';
@@ -229,7 +230,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
     ownership = new Ownership({ pool: deps.pool, sources: sources.map((s) => s.name), logger, gained, lost, hold, busy: (s) => (started.get(s) ?? 0) > 0 });
     heartbeats = new HeartbeatGroup(deps.pool, logger, ownership.beatMs);
     const session = () => ownership!.lockSession();
-    coordination = { tryJobLocks: (source, jobs, job) => session().tryJobLocks(source, jobs, job), startHeartbeat: heartbeats.start, pace };
+    coordination = { tryJobLocks: (source, jobs, job) => tryRunLocks(session(), source, jobs, job), startHeartbeat: heartbeats.start, pace };
     await ownership.start();
     startedUp = true;
     logger.info({ sources: sources.map((s) => s.name), owned: ownership.owned().length, jobsAtOnce: config.workerJobs }, 'worker started');

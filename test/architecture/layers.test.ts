@@ -19,6 +19,8 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   endpoints: ['sync', 'shapes', 'config', 'sources', 'worker', 'observability', 'probe', 'simulator', 'commands', 'cli'],
   api: ['endpoints', 'db', 'sync', 'shapes', 'config', 'sources', 'worker', 'observability', 'probe', 'simulator', 'commands', 'cli'],
   db: ['api', 'endpoints', 'sync', 'shapes', 'worker', 'observability', 'probe', 'simulator', 'commands', 'cli'],
+  // Who works which source (locks, sessions, shares, pace) sits beneath the sync that uses it.
+  coordination: ['sync', 'worker', 'observability', 'probe', 'simulator', 'commands', 'cli'],
   sync: ['worker', 'observability', 'probe', 'simulator', 'commands', 'cli'],
   observability: ['worker', 'probe', 'simulator', 'commands', 'cli'],
   worker: ['probe', 'simulator', 'commands', 'cli'],

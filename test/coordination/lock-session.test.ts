@@ -2,6 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 
 import { LockSession } from '../../src/coordination/lock-session.js';
 import { createPool } from '../../src/db/pool.js';
+import { tryRunLocks } from '../../src/worker/run-locks.js';
 import { useDatabase } from '../helpers/fixture.js';
 
 /**
@@ -34,27 +35,27 @@ describe('the lock session', () => {
     expect(row).toEqual({ idle: '10', interval: '5', count: '3', app: expect.stringMatching(new RegExp(`^pitwall worker ${process.pid}@`)) });
   });
 
-  it('takes a run\'s job locks together or not at all, closes the job\'s stale rows, and gives them back', async () => {
+  it('takes a run\'s job locks together or not at all (tryRunLocks), closes the job\'s stale rows, and gives them back', async () => {
     const session = await open();
     const other = await open();
     await db.pool.query(`INSERT INTO pitwall.sync_runs (source, job, trigger, status, started_at) VALUES ('default', 'full', 'cron', 'running', now() - interval '1 hour')`);
-    const full = await session.tryJobLocks('default', ['full'], 'full');
+    const full = await tryRunLocks(session, 'default', ['full'], 'full');
     expect(full).not.toBeNull();
     const { rows } = await db.pool.query<{ status: string }>(`SELECT status FROM pitwall.sync_runs`);
     expect(rows).toEqual([{ status: 'abandoned' }]);
     // A rebuild takes every job's lock: refused while one is held elsewhere, and holds none after.
-    expect(await other.tryJobLocks('default', ['full', 'season', 'live'], 'rebuild')).toBeNull();
+    expect(await tryRunLocks(other, 'default', ['full', 'season', 'live'], 'rebuild')).toBeNull();
     expect(new Set(await jobLockHolders()).size).toBe(1);
     await full!.release();
     expect(await jobLockHolders()).toEqual([]);
-    const all = await other.tryJobLocks('default', ['full', 'season', 'live'], 'rebuild');
+    const all = await tryRunLocks(other, 'default', ['full', 'season', 'live'], 'rebuild');
     expect(all).not.toBeNull();
     expect(await jobLockHolders()).toHaveLength(3);
   });
 
   it('says it is lost when its connection is cut, and every lock of it is free at once', async () => {
     const session = await open();
-    const lock = await session.tryJobLocks('default', ['live'], 'live');
+    const lock = await tryRunLocks(session, 'default', ['live'], 'live');
     const [{ pid } = { pid: 0 }] = await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     const admin = createPool(db.url, { max: 1 });
     onTestFinished(() => admin.end());

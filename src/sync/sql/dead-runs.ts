@@ -1,11 +1,11 @@
 import type pg from 'pg';
 
+import { LOCK_NAMESPACE, runLockIds } from '../../coordination/lock-ids.js';
 import { coerceDbError } from '../../db/errors.js';
 import { queryWithRetry } from '../../db/transaction.js';
 import { STALE_AFTER_MS } from '../heartbeat.js';
 import { JOB_NAMES } from '../jobs.js';
 
-import { LOCK_NAMESPACE, runLockIds } from './job-lock.js';
 
 /** Every job a sync_runs row can name: each live run holds its job's locks. */
 const RUN_JOBS = [...JOB_NAMES, 'rebuild'] as const;

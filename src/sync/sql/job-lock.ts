@@ -1,50 +1,11 @@
-import { createHash } from 'node:crypto';
-
 import type pg from 'pg';
 
+import { jobLockId, LOCK_NAMESPACE } from '../../coordination/lock-ids.js';
+import type { JobLock } from '../../coordination/types.js';
 import { coerceDbError, DatabaseError } from '../../db/errors.js';
-import { DEFAULT_SOURCE } from '../../db/schema/columns.js';
 
-/** First half of every pitwall advisory-lock key, so pitwall's locks never collide with others'. */
-export const LOCK_NAMESPACE = 730_511;
+export type { JobLock } from '../../coordination/types.js';
 
-const JOB_LOCK_IDS: Record<string, number> = { full: 1, season: 2, live: 3 };
-
-/**
- * The second half of the advisory lock of one source's job. The default source keeps the ids
- * pitwall used before sources existed (1, 2, 3). Another source's is taken from a digest of its
- * name and the job, kept clear of those: two pairs share one only by a 1-in-4-billion chance, and
- * then merely take turns.
- */
-export function jobLockId(source: string, job: string): number {
-  const id = JOB_LOCK_IDS[job];
-  if (id === undefined) throw new Error(`no advisory lock id for job ${job}`);
-  if (source === DEFAULT_SOURCE) return id;
-  const digest = createHash('sha256').update(`${source}\0${job}`).digest().readInt32BE(0);
-  return digest >= 0 && digest < 16 ? digest + 16 : digest;
-}
-
-/**
- * The second halves of the advisory locks a live run of one source's `job` holds, as
- * pg_locks.objid shows them (an oid: the int4 read as unsigned): its own job's, or for a rebuild
- * every job's (it takes them all, REBUILD_LOCKS).
- */
-export function runLockIds(source: string, job: string): number[] {
-  const jobs = job === 'rebuild' ? Object.keys(JOB_LOCK_IDS) : job in JOB_LOCK_IDS ? [job] : [];
-  return jobs.map((j) => jobLockId(source, j) >>> 0);
-}
-
-export interface JobLock {
-  /**
-   * Aborted, with a DatabaseError as its reason, when the lock is lost for good: its connection
-   * dropped and the lock could not be taken back at once. The run must stop then, or two
-   * processes could run the job side by side.
-   */
-  readonly lost: AbortSignal;
-  /** Resolves once the lock is held with no retake pending; throws the loss when it was lost. */
-  confirm(): Promise<void>;
-  release(): Promise<void>;
-}
 
 /** Tries to take the lock back after its connection drops, waiting this long before each. */
 const RETAKE_DELAYS_MS = [0, 100, 400, 1000];

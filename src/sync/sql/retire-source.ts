@@ -2,6 +2,7 @@ import { is } from 'drizzle-orm';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 
+import { jobLockId, LOCK_NAMESPACE } from '../../coordination/lock-ids.js';
 import { quoteIdent } from '../../db/load/table-meta.js';
 import { pointStandingsHistory } from '../../db/schema/analytics.js';
 import { SOURCE_COLUMN } from '../../db/schema/columns.js';
@@ -10,7 +11,6 @@ import * as pitwallTables from '../../db/schema/pitwall.js';
 import { withTransaction } from '../../db/transaction.js';
 import { JOB_NAMES } from '../jobs.js';
 
-import { jobLockId, LOCK_NAMESPACE } from './job-lock.js';
 
 /** What retiring a source did: rows per table (`mrp.events`, …), marked deleted or removed. */
 export type RetireOutcome =
