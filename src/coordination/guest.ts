@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { abortableSleep } from '../api/rate-limit.js';
 
 import { asObjid, BEAT_MS, PRESENCE_NAMESPACE, sourceLockId } from './lock-ids.js';
-import { LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from './lock-picture.js';
+import { LOCK_PICTURE_PARAMS, LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from './lock-picture.js';
 import type { PaceShares } from './pace.js';
 
 export interface GuestPlace {
@@ -36,7 +36,7 @@ export async function takeGuestPlace(
   let picture: LockPicture;
   try {
     await client.query('SELECT pg_advisory_lock_shared($1, id) FROM unnest($2::int[]) AS id', [PRESENCE_NAMESPACE, sources.map(sourceLockId)]);
-    picture = lockPicture((await client.query(LOCK_PICTURE_SQL)).rows);
+    picture = lockPicture((await client.query(LOCK_PICTURE_SQL, LOCK_PICTURE_PARAMS)).rows);
   } catch (err) {
     client.release(err instanceof Error ? err : new Error(String(err)));
     throw err;
@@ -48,7 +48,7 @@ export async function takeGuestPlace(
   const timer = setInterval(() => {
     looking = looking.then(async () => {
       try {
-        picture = lockPicture((await client.query(LOCK_PICTURE_SQL)).rows);
+        picture = lockPicture((await client.query(LOCK_PICTURE_SQL, LOCK_PICTURE_PARAMS)).rows);
       } catch {
         // The last picture stands until the next look.
       }

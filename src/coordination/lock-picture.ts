@@ -12,9 +12,11 @@ export interface LockPicture {
   guests: ReadonlyMap<number, number>;
 }
 
+/** Read with LOCK_PICTURE_PARAMS: one statement, whoever asks (a worker's beat, a guest's look). */
 export const LOCK_PICTURE_SQL = `SELECT classid::int AS ns, objid::bigint AS id, pid FROM pg_locks
-  WHERE locktype = 'advisory' AND classid IN (${OWNER_NAMESPACE}, ${PRESENCE_NAMESPACE}) AND objsubid = 2 AND granted
+  WHERE locktype = 'advisory' AND classid IN ($1::oid, $2::oid) AND objsubid = 2 AND granted
     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+export const LOCK_PICTURE_PARAMS = [OWNER_NAMESPACE, PRESENCE_NAMESPACE];
 
 export function lockPicture(rows: ReadonlyArray<{ ns: number; id: string | number; pid: number }>): LockPicture {
   const owned = new Set<number>();

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 import { sourceLockId, asObjid, OWNER_NAMESPACE, PRESENCE_NAMESPACE, WORKER_PRESENCE } from '../coordination/lock-ids.js';
-import { LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from '../coordination/lock-picture.js';
+import { LOCK_PICTURE_PARAMS, LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from '../coordination/lock-picture.js';
 import { LockSession } from '../coordination/lock-session.js';
 import type { PaceShares } from '../coordination/pace.js';
 import type { Logger } from '../log.js';
@@ -95,7 +95,7 @@ export class Ownership {
     const session = await LockSession.open(this.options.pool, 'worker');
     try {
       await session.query('SELECT pg_advisory_lock_shared($1, $2)', [PRESENCE_NAMESPACE, WORKER_PRESENCE]);
-      this.picture = lockPicture(await session.query(LOCK_PICTURE_SQL));
+      this.picture = lockPicture(await session.query(LOCK_PICTURE_SQL, LOCK_PICTURE_PARAMS));
     } catch (err) {
       await session.close();
       throw err;
@@ -114,7 +114,7 @@ export class Ownership {
         await this.openSession();
       }
       const session = this.session as LockSession;
-      this.picture = lockPicture(await session.query(LOCK_PICTURE_SQL));
+      this.picture = lockPicture(await session.query(LOCK_PICTURE_SQL, LOCK_PICTURE_PARAMS));
       const fair = Math.ceil(this.options.sources.length / Math.max(1, this.picture.workers));
       if (this.mine.size < fair) await this.take(session, fair - this.mine.size);
       else if (this.mine.size > fair) await this.giveUp(session, this.mine.size - fair);

@@ -65,6 +65,20 @@ const REVIEWED: Record<string, Record<string, string>> = {
       'splices ABANDON only, a constant of this file; sources, jobs, lock ids, the age and the namespace are $n parameters',
     "`UPDATE pitwall.sync_runs SET ${ABANDON} WHERE source = $2 AND job = $1 AND status = 'running'`": 'splices ABANDON only, a constant of this file; the job and source are $1 and $2',
   },
+  'src/coordination/lock-session.ts': {
+    text: 'LockSession.query passes its caller’s SQL through, as queryWithRetry does; every caller is checked as a sink',
+  },
+  'src/coordination/guest.ts': {
+    LOCK_PICTURE_SQL: 'a constant of src/coordination/lock-picture.ts with $1 and $2 only, sent with LOCK_PICTURE_PARAMS',
+  },
+  'src/worker/ownership.ts': {
+    LOCK_PICTURE_SQL: 'a constant of src/coordination/lock-picture.ts with $1 and $2 only, sent with LOCK_PICTURE_PARAMS',
+  },
+  'src/worker/run-locks.ts': {
+    ABANDON: 'the constant SQL fragment of src/sync/sql/dead-runs.ts that closes a run row, written there',
+    "`WITH taken AS MATERIALIZED (SELECT id, pg_try_advisory_lock($1, id) AS ok FROM unnest($2::int[]) AS id), closed AS (UPDATE pitwall.sync_runs SET ${ABANDON} WHERE source = $3 AND job = $4 AND status = 'running' AND (SELECT bool_and(ok) FROM taken)) SELECT id, ok FROM taken`":
+      'splices ABANDON only, a constant of src/sync/sql/dead-runs.ts; the namespace, lock ids, source and job are $n parameters',
+  },
   'src/sync/sql/sync-state.ts': {
     '*': 'FAILED_RUNS is a constant SQL fragment written in this file; every value is a $n parameter',
     "`INSERT INTO pitwall.sync_state AS s (source, endpoint, params, last_attempt_at, status, last_error, last_run_id, failure_stage, failure_kind, failed_runs) VALUES ($6, $1, $2, now(), $3, $4, $5, $7, $8, 1) ON CONFLICT (source, endpoint, params) DO UPDATE SET last_attempt_at = now(), status = EXCLUDED.status, last_error = EXCLUDED.last_error, last_run_id = EXCLUDED.last_run_id, failure_stage = EXCLUDED.failure_stage, failure_kind = EXCLUDED.failure_kind, failed_runs = ${FAILED_RUNS}, set_aside_until = CASE WHEN NOT $9::boolean OR $10::int = 0 OR ${FAILED_RUNS} < 2 THEN NULL WHEN s.last_run_id IS NOT DISTINCT FROM EXCLUDED.last_run_id THEN s.set_aside_until ELSE now() + make_interval(hours => $10::int) END RETURNING set_aside_until`":
