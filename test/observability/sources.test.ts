@@ -67,8 +67,9 @@ describe('/metrics and the status page of several sources', () => {
   it('gives each source\'s jobs, runs and endpoints in /status.json, its schedule with it', async () => {
     const data = JSON.parse(await get('/status.json')) as StatusPageData;
     expect(data.sources).toEqual([
-      { source: 'track-a', next_runs: { full: NEXT_FULL }, no_longer_configured: null },
-      { source: 'track-b', next_runs: {}, no_longer_configured: null },
+      // No worker runs here: nobody owns either source.
+      { source: 'track-a', next_runs: { full: NEXT_FULL }, owner: null, no_longer_configured: null },
+      { source: 'track-b', next_runs: {}, owner: null, no_longer_configured: null },
     ]);
     expect(data.next_runs).toEqual({ full: NEXT_FULL });
     expect(data.jobs.map((j) => [j.source, j.job, j.last_status])).toEqual([

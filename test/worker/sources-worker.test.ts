@@ -32,6 +32,8 @@ describe('a worker of two sources', () => {
 
     const page = JSON.parse(await (await fetch(`${worker.url}/status.json`)).text()) as StatusPageData;
     expect(page.sources.map((s) => s.source)).toEqual(NAMES);
+    // The worker alone at work owns both sources, and says so by its process.
+    expect(page.sources.map((s) => s.owner)).toEqual(NAMES.map(() => expect.stringMatching(new RegExp(`^${process.pid}@`))));
     const liveNext = page.sources.map((s) => s.next_runs.live);
     expect(liveNext[0]).toMatch(/-01-01T00:00:00/);
     expect(liveNext[1]).toMatch(/-02-02T00:00:00/);
