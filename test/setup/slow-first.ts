@@ -6,7 +6,7 @@ import { BaseSequencer } from 'vitest/node';
  * timeouts: a minute or more each, mostly waiting. Started first, they overlap the quick files
  * instead of running alone at the end of the run.
  */
-const PROCESS_LEVEL = /\/test\/(reliability|worker|embedded|install)\/|\/test\/(run-cleanup|readme-steps)\.test\.ts$/;
+const PROCESS_LEVEL = /\/test\/(reliability|worker|embedded|install)\/|\/test\/(run-cleanup|readme-steps|coordination\/guest)\.test\.ts$/;
 
 /**
  * vitest's own order (failed and slow files first when it has timings from an earlier run, else
