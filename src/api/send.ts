@@ -1,5 +1,6 @@
 import { redact, redactError } from '../secrets.js';
 
+import { attemptSignal } from './attempt-signal.js';
 import type { BudgetHold } from './byte-budget.js';
 import type { Transport } from './http-get.js';
 import { BodyDecodeError, BodyTooLargeError, type BodyLimits } from './read-body.js';
@@ -78,8 +79,8 @@ export async function sendRequest(
   url: string,
   { shownUrl, timeoutMs, callerSignal, secrets, now, limits, hold, done }: SendOptions,
 ): Promise<{ bytes: Uint8Array } | { failure: Failure }> {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
+  const attempt = attemptSignal(callerSignal, timeoutMs);
+  const { signal } = attempt;
   const started = performance.now();
   let status: number | null = null;
   try {
@@ -96,8 +97,9 @@ export async function sendRequest(
     return { bytes };
   } catch (err) {
     if (callerSignal?.aborted) throw callerSignal.reason;
-    return { failure: thrownFailure(err, { shownUrl, timeoutMs, secrets, timedOut: timeout.aborted, headersCame: status !== null }) };
+    return { failure: thrownFailure(err, { shownUrl, timeoutMs, secrets, timedOut: attempt.timedOut, headersCame: status !== null }) };
   } finally {
+    attempt.end();
     done(status, performance.now() - started);
   }
 }
