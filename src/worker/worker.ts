@@ -101,6 +101,8 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   // A start that failed (its port taken, say) is reported by its error alone: the stop after it
   // speaks at debug, so a person at a terminal reads one line.
   let startedUp = false;
+  // Set once the ownership has made its first look (and taken its first sources, when alone).
+  let scheduling = false;
   setMaxListeners(sources.length + 10, stopping.signal);
 
   const sourceNamed = (name: string | undefined): Source => {
@@ -198,7 +200,8 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   // The first owned source's schedules stand for the worker's in its health report; the status
   // page shows each source's. A worker that owns nothing (the others own every source) is healthy.
   const schedule = {
-    alive: () => startedUp && ownership !== undefined && [...owned.values()].every((o) => o.scheduler.alive()),
+    // While it starts (the endpoint listens first, so a port taken is said at once) it counts as alive.
+    alive: () => !scheduling || [...owned.values()].every((o) => o.scheduler.alive()),
     nextRuns: () => [...owned.values()][0]?.scheduler.nextRuns() ?? {},
   };
   const health = () => checkHealth({ pool: deps.pool, scheduler: schedule, stopping: stopped !== undefined });
@@ -232,8 +235,9 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
     const session = () => ownership!.lockSession();
     coordination = { tryJobLocks: (source, jobs, job) => tryRunLocks(session(), source, jobs, job), startHeartbeat: heartbeats.start, pace };
     await ownership.start();
-    startedUp = true;
+    scheduling = true;
     logger.info({ sources: sources.map((s) => s.name), owned: ownership.owned().length, jobsAtOnce: config.workerJobs }, 'worker started');
+    startedUp = true;
   };
 
   const stop = () =>
