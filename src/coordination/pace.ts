@@ -9,10 +9,22 @@ type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 export type Rate = () => number;
 
 /**
- * Requests take turns: the next one waits until one interval after the previous one went, so the
- * spacing is measured between sends, not between reservations. A process stopped with SIGSTOP
- * (or a loop blocked for a while) therefore never sends its overdue requests in one burst when it
- * resumes: the first goes, the next waits a whole interval after it.
+ * How late a send may be and still keep its turns on their grid: a quarter of an interval, at most
+ * 5 ms. A timer fires a millisecond or so after it was due; spacing every send from the one
+ * before would add that to every interval (7 % of a 10 ms one: a cap of 100/s gave 93/s). Sends
+ * at most this late after their due times, which are an interval apart, still put no more than
+ * cap + 1 into any second, as sends exactly an interval apart do.
+ */
+function onTimeWithin(intervalMs: number): number {
+  return Math.min(intervalMs / 4, 5);
+}
+
+/**
+ * Requests take turns, one interval apart. A send on time (within `onTimeWithin`) makes the next
+ * due one interval after its own due time; a later one, one interval after the send itself. A
+ * process stopped with SIGSTOP (or a loop blocked for a while, or a wait for the global cap's
+ * turn) therefore never sends its overdue requests in one burst when it resumes: the first goes,
+ * the next waits a whole interval after it.
  */
 export class TurnLimiter implements RateLimiter {
   private turn: Promise<void> = Promise.resolve();
@@ -34,11 +46,20 @@ export class TurnLimiter implements RateLimiter {
     signal?.throwIfAborted();
     const mine = this.turn.then(async () => {
       signal?.throwIfAborted();
-      const wait = this.nextAt - performance.now();
-      if (wait > 0) await this.sleep(wait, signal);
+      // Idle since the last turn: due now, no turns banked.
+      const due = Math.max(this.nextAt, performance.now());
+      // A timer may fire early by the milliseconds its event-loop turn had already run when it was
+      // set (its start is the turn's cached clock): wait again until due, or a cap of 100/s sends 110.
+      for (let wait = due - performance.now(); wait > 0; wait = due - performance.now()) await this.sleep(wait, signal);
       await this.then?.acquire(signal);
       const rps = this.rate();
-      this.nextAt = rps > 0 ? performance.now() + 1000 / rps : -Infinity;
+      if (rps <= 0) {
+        this.nextAt = -Infinity;
+        return;
+      }
+      const interval = 1000 / rps;
+      const sent = performance.now();
+      this.nextAt = (sent - due <= onTimeWithin(interval) ? due : sent) + interval;
     });
     // A request that gave up (aborted) hands its turn on; it spent no interval.
     this.turn = mine.catch(() => undefined);

@@ -47,6 +47,37 @@ describe('TurnLimiter', () => {
     expect(await sendTimes(requestsOf(new TurnLimiter(() => 4, sleep), 4), 10_000)).toEqual([0, 5_250, 5_500, 5_750]);
   });
 
+  it("keeps its turns on their grid when each timer fires a little late, so the rate is the cap's, not the cap's less the timers' lateness", async () => {
+    // Every wait returns 1 ms late, as a timer does on a busy loop.
+    const sleep = (ms: number, signal?: AbortSignal) => abortableSleep(ms + 1, signal);
+    const sent = await sendTimes(requestsOf(new TurnLimiter(() => 100, sleep), 100), 2_000);
+    // One on its grid would go at 990 ms; spaced from each send, 99 x 11 ms = 1,089.
+    expect(sent.at(-1)).toBe(991);
+    expect(Math.min(...sent.slice(1).map((t, i) => t - sent[i]!))).toBe(10);
+  });
+
+  it('never sends before its turn when a timer fires early (its start was the event-loop turn\'s cached clock)', async () => {
+    // Every wait of more than 3 ms returns 3 ms early.
+    const sleep = (ms: number, signal?: AbortSignal) => abortableSleep(ms > 3 ? ms - 3 : ms, signal);
+    const sent = await sendTimes(requestsOf(new TurnLimiter(() => 100, sleep), 50), 1_000);
+    expect(sent).toEqual(Array.from({ length: 50 }, (_, i) => i * 10));
+  });
+
+  it('puts no more than cap + 1 sends into any second, however late within its tolerance each wait returns, with stalls between', async () => {
+    // A fixed pseudo-random sequence of lateness: under the tolerance, and a stall about every 3 s.
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    for (const cap of [3, 5, 7, 100]) {
+      const tolerance = Math.min(1000 / cap / 4, 5);
+      const sleep = (ms: number, signal?: AbortSignal) => abortableSleep(ms + (random() < 0.3 / cap ? 300 * random() : tolerance * random()), signal);
+      const sent = await sendTimes(requestsOf(new TurnLimiter(() => cap, sleep), cap * 20), 60_000);
+      // The simulator's count: arrivals within (t - 1000, t] for every arrival t.
+      const busiest = Math.max(...sent.map((t) => sent.filter((u) => u > t - 1000 && u <= t).length));
+      expect(busiest, `cap ${cap}`).toBeLessThanOrEqual(cap + 1);
+      expect(busiest, `cap ${cap}`).toBeGreaterThanOrEqual(cap);
+    }
+  });
+
   it('banks no turns while idle: after 5 s without requests, the next goes at once and the one after waits an interval', async () => {
     const limiter = new TurnLimiter(() => 4);
     await limiter.acquire();
