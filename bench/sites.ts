@@ -21,6 +21,12 @@ export interface SitesRun {
    * sites' minimum requests at the global cap, whichever is longer.
    */
   floorMs: number;
+  /**
+   * When the upstream saw its first request, and when it saw the last, from the workers' start
+   * (sampled every 250 ms): what the workers spend before the first and after the last request is
+   * start-up and recording, not pace.
+   */
+  upstreamSpan?: { firstMs: number; lastMs: number };
   /** A steady run's requests per second at the upstream, over its window after the warm-up. */
   steady?: { windowMs: number; requestsPerSecond: number };
   /** Per source: requests its full made over the fewest its site needs (1.00 = each scope once). */
@@ -144,6 +150,7 @@ export async function benchSites(
       const dbName = new URL(db.url).pathname.slice(1);
       const steadyMs = opts.steadyMs;
       let windowStart: { at: number; requests: number } | undefined;
+      let span: { firstMs?: number; lastMs?: number; total: number } = { total: 0 };
       let steady: SitesRun['steady'];
       const ended = await poll(
         async () => {
@@ -151,6 +158,8 @@ export async function benchSites(
           // The bench's own pool holds one of them.
           peakConnections = Math.max(peakConnections, (conns[0]?.n ?? 1) - 1);
           const now = performance.now();
+          const total = sim.requests().total;
+          if (total > span.total) span = { firstMs: span.firstMs ?? now - started, lastMs: now - started, total };
           if (steadyMs !== undefined) {
             if (!windowStart && now - started >= STEADY_WARMUP_MS) windowStart = { at: now, requests: sim.requests().total };
             if (windowStart && now - windowStart.at >= steadyMs) {
@@ -178,6 +187,7 @@ export async function benchSites(
         workers,
         makespanMs: makespanMs === null ? null : Math.round(makespanMs),
         floorMs,
+        ...(span.firstMs !== undefined && span.lastMs !== undefined ? { upstreamSpan: { firstMs: Math.round(span.firstMs), lastMs: Math.round(span.lastMs) } } : {}),
         ...(steady ? { steady } : {}),
         requestsToMinimum: { min: Math.min(...ratios), max: Math.max(...ratios) },
         peakPerSecond: Math.max(...sim.sites.map((_, i) => bySite[i + 1]?.peakPerSecond ?? 0)),

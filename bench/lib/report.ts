@@ -154,6 +154,7 @@ export function renderReport(r: BenchResults): string {
       } else {
         add(`  ${run.workers} worker(s): makespan (floor ${num(run.floorMs)} ms)`, `${num(run.makespanMs ?? 0)} ms`, run.workers === 1 ? 'sitesMakespan' : undefined);
       }
+      if (run.upstreamSpan) add('    first and last request at the upstream, from the start', `${num(run.upstreamSpan.firstMs)} - ${num(run.upstreamSpan.lastMs)} ms`);
       add('    requests per source / its minimum', `${run.requestsToMinimum.min.toFixed(2)} - ${run.requestsToMinimum.max.toFixed(2)}`);
       add('    busiest second of one key', `${run.peakPerSecond} (cap ${st.maxRps})`);
       add('    peak RSS per worker', run.peakRssMbPerWorker.map((mb) => `${mb} MB`).join(', '), run.workers === 1 ? 'sitesPeakRss' : undefined);
