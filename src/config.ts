@@ -93,11 +93,10 @@ const rate = z
   .transform(Number);
 
 /**
- * PITWALL_GLOBAL_MAX_RPS when unset, in keys at PITWALL_MAX_RPS: four, what one worker's
- * PITWALL_WORKER_JOBS (4) jobs of four sources send at the defaults, so the cap changes nothing
- * for one worker at the defaults and stops more workers or more sources multiplying the load
- * on the upstream. Derived rather than fixed, so PITWALL_MAX_RPS=0 (unlimited, as against a
- * simulator) stays unlimited instead of meeting a cap nobody set.
+ * PITWALL_GLOBAL_MAX_RPS when unset, in keys at PITWALL_MAX_RPS: four, so that a few sources go
+ * at their full rate while more workers or more sources cannot multiply the load on the upstream
+ * (one key alone never meets it). Derived rather than fixed, so PITWALL_MAX_RPS=0 (unlimited, as
+ * against a simulator) stays unlimited instead of meeting a cap nobody set.
  */
 const GLOBAL_RATE_IN_KEYS = 4;
 
@@ -207,7 +206,7 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     env: 'PITWALL_GLOBAL_MAX_RPS',
     flag: '--global-max-rps',
     default: undefined,
-    description: `Upstream requests started per second by all sources together, across every process sharing the warehouse, evenly spaced; 0 = no global cap. Unset: ${GLOBAL_RATE_IN_KEYS} x PITWALL_MAX_RPS (20 at its default, what one worker's ${GLOBAL_RATE_IN_KEYS} jobs send; none when PITWALL_MAX_RPS is 0).`,
+    description: `Upstream requests started per second by all sources together, across every process sharing the warehouse, evenly spaced; 0 = no global cap. Unset: ${GLOBAL_RATE_IN_KEYS} x PITWALL_MAX_RPS (20 at its default: four sources at their full rate; none when PITWALL_MAX_RPS is 0).`,
     expected: 'a number >= 0',
   },
   requestTimeoutMs: {
@@ -347,7 +346,7 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
   workerJobs: {
     env: 'PITWALL_WORKER_JOBS',
     flag: '--worker-jobs',
-    default: '32',
+    default: '100',
     description: 'Runs one worker has going at once, across the sources it owns (each source is owned by one worker at a time; its runs wait mostly on its rate, not on the database).',
     expected: 'an integer from 1 to 1000',
   },
