@@ -10,7 +10,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, BROWSER_TESTS],
     // run-dir first: its teardown, run last, sweeps what the others and the files left.
-    globalSetup: ['test/setup/run-dir.ts', 'test/setup/global-db.ts', 'test/setup/embedded-template.ts'],
+    globalSetup: ['test/setup/run-dir.ts', 'test/setup/built-cli.ts', 'test/setup/global-db.ts', 'test/setup/embedded-template.ts'],
     // Fails a file that leaves a server, pool or process running (docs/development.md).
     setupFiles: ['test/setup/leak-guard.ts'],
     // Database and simulator tests do real I/O; two cores, so keep file parallelism modest.

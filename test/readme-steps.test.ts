@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { serving } from './embedded/serving.js';
-import { startCli, PITWALL_BIN } from './helpers/cli.js';
+import { startCli, CHECKOUT_PITWALL_BIN } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
 import { warehouseTempDir } from './helpers/temp-dir.js';
 import { diffAgainstTruth, fetchTruth } from './helpers/warehouse.js';
@@ -59,7 +59,7 @@ mkdirSync(shims);
 mkdirSync(pids);
 writeFileSync(
   join(shims, 'npx'),
-  `#!/bin/sh\n[ "$1" = pitwall ] || { echo "npx shim: only pitwall is installed here" >&2; exit 127; }\nshift\necho $$ > "${pids}/$1"\nexec "${process.execPath}" "${PITWALL_BIN}" "$@"\n`,
+  `#!/bin/sh\n[ "$1" = pitwall ] || { echo "npx shim: only pitwall is installed here" >&2; exit 127; }\nshift\necho $$ > "${pids}/$1"\nexec "${process.execPath}" "${CHECKOUT_PITWALL_BIN}" "$@"\n`,
 );
 chmodSync(join(shims, 'npx'), 0o755);
 

@@ -1,7 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const PITWALL_BIN = fileURLToPath(new URL('../../bin/pitwall.js', import.meta.url));
+/** The checkout's own bin/pitwall.js, which runs src/ through tsx: what a clone runs. */
+export const CHECKOUT_PITWALL_BIN = fileURLToPath(new URL('../../bin/pitwall.js', import.meta.url));
+
+/**
+ * What the tests start: the test run's compiled copy of the checkout (test/setup/built-cli.ts),
+ * or, outside a test run (a bench script), the checkout's own.
+ */
+export const PITWALL_BIN = process.env.TEST_PITWALL_BIN ?? CHECKOUT_PITWALL_BIN;
 
 export interface CliResult {
   code: number | null;
