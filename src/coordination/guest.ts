@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { abortableSleep } from '../api/rate-limit.js';
 
 import { asObjid, BEAT_MS, PRESENCE_NAMESPACE, sourceLockId } from './lock-ids.js';
-import { LOCK_PICTURE_PARAMS, LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from './lock-picture.js';
+import { globalShareOf, LOCK_PICTURE_PARAMS, LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from './lock-picture.js';
 import type { PaceShares } from './pace.js';
 
 export interface GuestPlace {
@@ -57,7 +57,7 @@ export async function takeGuestPlace(
   timer.unref();
   let left = false;
   return {
-    shares: { sourceShare: (source) => sourceShareOf(picture, source), globalShare: () => 1 / picture.processes },
+    shares: { sourceShare: (source) => sourceShareOf(picture, source), globalShare: () => globalShareOf(picture, sources.length) },
     ready: async (signal) => (waitForShares ? abortableSleep(beatMs + 1_000, signal) : undefined),
     beside,
     leave: async () => {

@@ -10,6 +10,11 @@ export interface LockPicture {
   owned: ReadonlySet<number>;
   /** Guests working each source beside its owner, by the source's lock id. */
   guests: ReadonlyMap<number, number>;
+  /**
+   * The sources worked, counted once per process working each: owned ones and every guest's. The
+   * cap on all sources is shared out in proportion (`globalShareOf`).
+   */
+  sourcesWorked: number;
 }
 
 /** Read with LOCK_PICTURE_PARAMS: one statement, whoever asks (a worker's beat, a guest's look). */
@@ -34,7 +39,21 @@ export function lockPicture(rows: ReadonlyArray<{ ns: number; id: string | numbe
       present.add(r.pid);
     }
   }
-  return { workers, processes: Math.max(1, present.size), owned, guests };
+  let guestSources = 0;
+  for (const n of guests.values()) guestSources += n;
+  return { workers, processes: Math.max(1, present.size), owned, guests, sourcesWorked: owned.size + guestSources };
+}
+
+/**
+ * A process's share of the cap on all sources: the sources it works over all the sources worked,
+ * so that a worker that owns most sources (the first of several started together) sends most
+ * requests, and an idle one holds back none. Never 0, which a limiter reads as no cap: a process
+ * with no counted source yet may send a request a second or so more while the others' next looks
+ * count its sources, within the cap + one per process that the busiest second allows.
+ */
+export function globalShareOf(picture: LockPicture, sourcesWorkedHere: number): number {
+  if (picture.processes === 1) return 1;
+  return Math.max(1, sourcesWorkedHere) / Math.max(1, picture.sourcesWorked, sourcesWorkedHere);
 }
 
 /** The share of `source`'s rate each of the processes working it takes: its owner and its guests alike. */

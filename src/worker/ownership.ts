@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 import { sourceLockId, asObjid, OWNER_NAMESPACE, PRESENCE_NAMESPACE, WORKER_PRESENCE } from '../coordination/lock-ids.js';
-import { LOCK_PICTURE_PARAMS, LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from '../coordination/lock-picture.js';
+import { globalShareOf, LOCK_PICTURE_PARAMS, LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from '../coordination/lock-picture.js';
 import { LockSession } from '../coordination/lock-session.js';
 import type { PaceShares } from '../coordination/pace.js';
 import type { Logger } from '../log.js';
@@ -45,7 +45,12 @@ export interface OwnershipOptions {
 export class Ownership {
   private session: LockSession | undefined;
   private readonly mine = new Set<string>();
-  private picture: LockPicture = { workers: 1, processes: 1, owned: new Set(), guests: new Map() };
+  private picture: LockPicture = { workers: 1, processes: 1, owned: new Set(), guests: new Map(), sourcesWorked: 0 };
+  /**
+   * Sources owned since before the last beat: the others have counted them in their shares of the
+   * cap on all sources by now. Ones taken at a beat count here from the next.
+   */
+  private settled = 0;
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -88,7 +93,7 @@ export class Ownership {
   /** This worker's shares of each source's rate and of the cap on all sources, as of its last beat. */
   readonly shares: PaceShares = {
     sourceShare: (source) => sourceShareOf(this.picture, source),
-    globalShare: () => 1 / this.picture.processes,
+    globalShare: () => globalShareOf(this.picture, Math.min(this.settled, this.mine.size)),
   };
 
   private async openSession(): Promise<void> {
@@ -115,6 +120,7 @@ export class Ownership {
       }
       const session = this.session as LockSession;
       this.picture = lockPicture(await session.query(LOCK_PICTURE_SQL, LOCK_PICTURE_PARAMS));
+      this.settled = this.mine.size;
       const fair = Math.ceil(this.options.sources.length / Math.max(1, this.picture.workers));
       if (this.mine.size < fair) await this.take(session, fair - this.mine.size);
       else if (this.mine.size > fair) await this.giveUp(session, this.mine.size - fair);
