@@ -193,9 +193,10 @@ describe('the cap on all sources together (PITWALL_GLOBAL_MAX_RPS), shared by a 
   it('holds both keys together to the cap + 1 per process, beside a worker that owns both sources', async () => {
     const log = await seasonBesideFull([sourceOf(0), sourceOf(1)]);
     expect(busiestSecond(log.all())).toBeLessThanOrEqual(CAP + PROCESSES);
-    // Each took half of the cap while both worked.
-    expect(busiestSecond(log.of('guest'))).toBeLessThanOrEqual(CAP / 2 + 1);
-    expect(busiestSecond(during(log.of('worker'), log.of('guest')))).toBeLessThanOrEqual(CAP / 2 + 1);
+    // Each took its share of the cap while both worked, by the sources it works: the worker owns
+    // two, the guest works one (src/coordination/lock-picture.ts).
+    expect(busiestSecond(log.of('guest'))).toBeLessThanOrEqual(CAP / 3 + 1);
+    expect(busiestSecond(during(log.of('worker'), log.of('guest')))).toBeLessThanOrEqual((CAP * 2) / 3 + 1);
   });
 
   it("holds both keys together to the cap + 1 per process when no worker owns the manual sync's source", async () => {
