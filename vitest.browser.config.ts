@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-import base, { BROWSER_TESTS } from './vitest.config.js';
+import { BROWSER_TESTS, EACH_FILE } from './vitest.config.js';
 
 /**
  * `npm run test:browser`: the tests that drive a real browser (test/helpers/chromium.ts finds it),
@@ -8,11 +8,12 @@ import base, { BROWSER_TESTS } from './vitest.config.js';
  * Without a browser each of them fails saying how to name one.
  */
 export default defineConfig({
-  ...base,
   test: {
-    ...base.test,
+    ...EACH_FILE,
     include: [BROWSER_TESTS],
     exclude: configDefaults.exclude,
     globalSetup: ['test/setup/run-dir.ts', 'test/setup/global-db.ts'],
+    poolOptions: { forks: { maxForks: 3, minForks: 1 } },
+    allowOnly: !process.env.CI,
   },
 });
