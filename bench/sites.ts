@@ -158,12 +158,13 @@ export async function benchSites(
           // The bench's own pool holds one of them.
           peakConnections = Math.max(peakConnections, (conns[0]?.n ?? 1) - 1);
           const now = performance.now();
+          // One snapshot per look: it copies the count of every path seen, in this process, which serves the upstream.
           const total = sim.requests().total;
           if (total > span.total) span = { firstMs: span.firstMs ?? now - started, lastMs: now - started, total };
           if (steadyMs !== undefined) {
-            if (!windowStart && now - started >= STEADY_WARMUP_MS) windowStart = { at: now, requests: sim.requests().total };
+            if (!windowStart && now - started >= STEADY_WARMUP_MS) windowStart = { at: now, requests: total };
             if (windowStart && now - windowStart.at >= steadyMs) {
-              steady = { windowMs: Math.round(now - windowStart.at), requestsPerSecond: Math.round(((sim.requests().total - windowStart.requests) / (now - windowStart.at)) * 10_000) / 10 };
+              steady = { windowMs: Math.round(now - windowStart.at), requestsPerSecond: Math.round(((total - windowStart.requests) / (now - windowStart.at)) * 10_000) / 10 };
               return now;
             }
           }
@@ -175,7 +176,8 @@ export async function benchSites(
       );
       const makespanMs = steady ? null : ended - started;
       const manualSync = manual ? { exitCode: await manual } : undefined;
-      const peakRssMbPerWorker = children.map((c) => Math.round((peakRssBytes(c.pid!) ?? 0) / 1048576));
+      // The workers are the first children; the manual sync, when there is one, is not a worker.
+      const peakRssMbPerWorker = children.slice(0, workers).map((c) => Math.round((peakRssBytes(c.pid!) ?? 0) / 1048576));
       const { rows } = await db.pool.query<{ source: string; requests: number }>(BENCH_QUERIES.requestsBySource);
       const minimums = sim.sites.map((site) => minimumRequests(site.world.truth()).total);
       const ratios = sim.sites.map((_, i) => (rows.find((r) => r.source === names[i])?.requests ?? 0) / minimums[i]!);

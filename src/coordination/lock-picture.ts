@@ -28,6 +28,7 @@ export function lockPicture(rows: ReadonlyArray<{ ns: number; id: string | numbe
   const guests = new Map<number, number>();
   const present = new Set<number>();
   let workers = 0;
+  let guestSources = 0;
   for (const r of rows) {
     const id = Number(r.id);
     if (r.ns === OWNER_NAMESPACE) owned.add(id);
@@ -36,11 +37,10 @@ export function lockPicture(rows: ReadonlyArray<{ ns: number; id: string | numbe
       present.add(r.pid);
     } else {
       guests.set(id, (guests.get(id) ?? 0) + 1);
+      guestSources += 1;
       present.add(r.pid);
     }
   }
-  let guestSources = 0;
-  for (const n of guests.values()) guestSources += n;
   return { workers, processes: Math.max(1, present.size), owned, guests, sourcesWorked: owned.size + guestSources };
 }
 

@@ -98,11 +98,10 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   let stopped: Promise<void> | undefined;
   // Ends the catch-ups' waits when the worker stops.
   const stopping = new AbortController();
-  // A start that failed (its port taken, say) is reported by its error alone: the stop after it
-  // speaks at debug, so a person at a terminal reads one line.
+  // Set once the ownership has made its first look (and taken its first sources, when alone). A
+  // start that failed before (its port taken, say) is reported by its error alone: the stop after
+  // it speaks at debug, so a person at a terminal reads one line.
   let startedUp = false;
-  // Set once the ownership has made its first look (and taken its first sources, when alone).
-  let scheduling = false;
   setMaxListeners(sources.length + 10, stopping.signal);
 
   const sourceNamed = (name: string | undefined): Source => {
@@ -201,7 +200,7 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
   // page shows each source's. A worker that owns nothing (the others own every source) is healthy.
   const schedule = {
     // While it starts (the endpoint listens first, so a port taken is said at once) it counts as alive.
-    alive: () => !scheduling || [...owned.values()].every((o) => o.scheduler.alive()),
+    alive: () => !startedUp || [...owned.values()].every((o) => o.scheduler.alive()),
     nextRuns: () => [...owned.values()][0]?.scheduler.nextRuns() ?? {},
   };
   const health = () => checkHealth({ pool: deps.pool, scheduler: schedule, stopping: stopped !== undefined });
@@ -235,9 +234,8 @@ export function createWorker(deps: Omit<SyncDeps, 'observer'>, options: WorkerOp
     const session = () => ownership!.lockSession();
     coordination = { tryJobLocks: (source, jobs, job) => tryRunLocks(session(), source, jobs, job), startHeartbeat: heartbeats.start, pace };
     await ownership.start();
-    scheduling = true;
-    logger.info({ sources: sources.map((s) => s.name), owned: ownership.owned().length, jobsAtOnce: config.workerJobs }, 'worker started');
     startedUp = true;
+    logger.info({ sources: sources.map((s) => s.name), owned: ownership.owned().length, jobsAtOnce: config.workerJobs }, 'worker started');
   };
 
   const stop = () =>

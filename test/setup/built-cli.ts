@@ -1,16 +1,10 @@
-import { copyFileSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-function typeScriptFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? typeScriptFiles(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : [],
-  );
-}
 
 /**
  * Once per run, after run-dir.ts: the checkout as the installed package lays it out (bin/, dist/,
@@ -25,7 +19,8 @@ export default async function setup(): Promise<void> {
   const root = join(process.env.TMPDIR ?? '/tmp', 'pitwall-built');
   const src = join(ROOT, 'src');
   await build({
-    entryPoints: typeScriptFiles(src),
+    // esbuild's own glob: every .ts under src/, each to its own .js.
+    entryPoints: [join(src, '**/*.ts')],
     outdir: join(root, 'dist'),
     outbase: src,
     platform: 'node',
