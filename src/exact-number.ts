@@ -42,6 +42,7 @@ let metExact = false;
 /** PostgreSQL's numeric limits: digits before the point, digits after it, and its exponent's bound. */
 const NUMERIC_MAX_INTEGER_DIGITS = 131072;
 const NUMERIC_MAX_SCALE = 16383;
+// PostgreSQL 15 refuses an exponent of 2^30 - 1 even on a zero, 18 takes it: the stricter bound holds on both.
 const NUMERIC_MAX_EXPONENT = 2 ** 30 - 1;
 const JSON_NUMBER = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 

@@ -32,7 +32,15 @@ describe('an ExactNumber as JSON text', () => {
       );
       fits.set(text, ok);
     }
-    expect(new Map(texts.map((t) => [t, fitsNumeric(t)]))).toEqual(fits);
+    // PostgreSQL 18 (the embedded warehouse) takes one exponent more than 15 does: a zero times
+    // 10^(2^30 - 1). fitsNumeric keeps the stricter bound, since one warehouse's bodies must load
+    // on every server pitwall supports: a number it wrongly refuses is kept as a string, one it
+    // wrongly took would fail its scope's whole transaction.
+    const versionEdge = '0e1073741823';
+    expect(fitsNumeric(versionEdge)).toBe(false);
+    for (const text of texts) if (fitsNumeric(text)) expect(fits.get(text), text).toBe(true);
+    const agreed = texts.filter((t) => t !== versionEdge);
+    expect(new Map(agreed.map((t) => [t, fitsNumeric(t)]))).toEqual(new Map(agreed.map((t) => [t, fits.get(t)])));
     expect([...fits.values()]).toContain(false);
     const stored = await db.pool.query(`SELECT (v->>0)::numeric = 1e400 AS number, v->1 = to_jsonb('1e1000000'::text) AS string FROM (SELECT $1::jsonb AS v) s`, [
       jsonText([new ExactNumber('1e400'), new ExactNumber('1e1000000')]),
