@@ -13,11 +13,21 @@ import { runChaos, type ChaosReport } from './helpers/chaos.js';
 
 const SOAK = Boolean(process.env.PITWALL_SOAK);
 
+/**
+ * Each run is a fresh draw: it comes out clean only when no scope meets RequestValid 0, two slow
+ * bodies or five transient faults in a row. Measured over 16 tiny runs to success (seeds 31-42,
+ * 65 runs in all), about one run in four did (one in six at worst); 12 runs then failed about
+ * one CI run in twelve (seed 34 once needed 13). 50 runs all fail with a chance of 1 in 2 million
+ * at one in four (1 in 9,000 at one in six), and cost nothing when the draw is kind: the loop
+ * stops at the first success.
+ */
+const MAX_RUNS = 50;
+
 let report: ChaosReport;
 const db = useDatabase();
 beforeAll(async () => {
-  report = await runChaos({ db, scale: SOAK ? 'small' : 'tiny', seed: 31, rate: 0.25, maxRuns: SOAK ? 40 : 12 });
-}, 300_000);
+  report = await runChaos({ db, scale: SOAK ? 'small' : 'tiny', seed: 31, rate: 0.25, maxRuns: MAX_RUNS });
+}, 900_000);
 
 describe('a sync under chaos', () => {
   it('meets at least 20% faulted requests, of every kind', () => {
