@@ -20,15 +20,40 @@ function onTimeWithin(intervalMs: number): number {
 }
 
 /**
+ * A waiter's place when several wait for one turn: the lowest goes first, the oldest among equals.
+ * Read when the turn comes, not when the waiter arrived, since a run's progress moves meanwhile.
+ */
+export type Rank = () => number;
+
+const FIRST_COME: Rank = () => 0;
+
+/** Below every run's progress (0 to 1): what a person or a schedule waits on goes first. */
+export const FIRST_RANK = -1;
+
+interface Waiter {
+  rank: Rank;
+  signal: AbortSignal | undefined;
+  resolve: () => void;
+  reject: (reason: unknown) => void;
+  leave: () => void;
+}
+
+/**
  * Requests take turns, one interval apart. A send on time (within `onTimeWithin`) makes the next
  * due one interval after its own due time; a later one, one interval after the send itself. A
  * process stopped with SIGSTOP (or a loop blocked for a while, or a wait for the global cap's
  * turn) therefore never sends its overdue requests in one burst when it resumes: the first goes,
  * the next waits a whole interval after it.
+ *
+ * When a turn is due it goes to the waiter of lowest rank (`acquire`'s second argument), the
+ * oldest among equals: first come, first served unless ranks are given.
  */
 export class TurnLimiter implements RateLimiter {
-  private turn: Promise<void> = Promise.resolve();
+  private readonly waiting: Waiter[] = [];
+  private turning = false;
   private nextAt = -Infinity;
+  /** Ends the loop's current sleep. */
+  private wake: AbortController | undefined;
 
   constructor(
     private readonly rate: Rate,
@@ -42,28 +67,84 @@ export class TurnLimiter implements RateLimiter {
     this.nextAt = Math.max(this.nextAt, performance.now() + ms);
   }
 
-  async acquire(signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
-    const mine = this.turn.then(async () => {
-      signal?.throwIfAborted();
-      // Idle since the last turn: due now, no turns banked.
-      const due = Math.max(this.nextAt, performance.now());
-      // A timer may fire early by the milliseconds its event-loop turn had already run when it was
-      // set (its start is the turn's cached clock): wait again until due, or a cap of 100/s sends 110.
-      for (let wait = due - performance.now(); wait > 0; wait = due - performance.now()) await this.sleep(wait, signal);
-      await this.then?.acquire(signal);
-      const rps = this.rate();
-      if (rps <= 0) {
-        this.nextAt = -Infinity;
-        return;
-      }
-      const interval = 1000 / rps;
-      const sent = performance.now();
-      this.nextAt = (sent - due <= onTimeWithin(interval) ? due : sent) + interval;
+  acquire(signal?: AbortSignal, rank: Rank = FIRST_COME): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      // A request that gives up while it waits leaves the line; it spent no interval.
+      const onAbort = () => {
+        waiter.leave();
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        rank,
+        signal,
+        resolve,
+        reject,
+        leave: () => {
+          signal?.removeEventListener('abort', onAbort);
+          const at = this.waiting.indexOf(waiter);
+          if (at >= 0) this.waiting.splice(at, 1);
+          if (this.waiting.length === 0) this.wake?.abort();
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(waiter);
+      void this.takeTurns();
     });
-    // A request that gave up (aborted) hands its turn on; it spent no interval.
-    this.turn = mine.catch(() => undefined);
-    await mine;
+  }
+
+  /** Hands out turns while anyone waits: one loop per limiter, so no two turns are ever decided at once. */
+  private async takeTurns(): Promise<void> {
+    if (this.turning) return;
+    this.turning = true;
+    try {
+      while (this.waiting.length > 0) {
+        // Idle since the last turn: due now, no turns banked.
+        const due = Math.max(this.nextAt, performance.now());
+        // A timer may fire early by the milliseconds its event-loop turn had already run when it was
+        // set (its start is the turn's cached clock): wait again until due, or a cap of 100/s sends 110.
+        for (let wait = due - performance.now(); wait > 0 && this.waiting.length > 0; wait = due - performance.now()) await this.nap(wait);
+        const waiter = this.first();
+        if (!waiter) continue;
+        waiter.leave();
+        try {
+          await this.then?.acquire(waiter.signal);
+        } catch (err) {
+          waiter.reject(err);
+          continue;
+        }
+        const rps = this.rate();
+        if (rps <= 0) {
+          this.nextAt = -Infinity;
+        } else {
+          const interval = 1000 / rps;
+          const sent = performance.now();
+          this.nextAt = (sent - due <= onTimeWithin(interval) ? due : sent) + interval;
+        }
+        waiter.resolve();
+      }
+    } finally {
+      this.turning = false;
+    }
+  }
+
+  /** Sleeps `ms`, or until the last waiter leaves: a drain leaves no timer behind (a hold may be a minute long). */
+  private async nap(ms: number): Promise<void> {
+    const wake = new AbortController();
+    this.wake = wake;
+    await this.sleep(ms, wake.signal).catch(() => undefined);
+    this.wake = undefined;
+  }
+
+  /** The waiter of lowest rank, the oldest among equals. */
+  private first(): Waiter | undefined {
+    let best: Waiter | undefined;
+    let bestRank = Infinity;
+    for (const waiter of this.waiting) {
+      const rank = waiter.rank();
+      if (best === undefined || rank < bestRank) [best, bestRank] = [waiter, rank];
+    }
+    return best;
   }
 }
 
@@ -95,6 +176,8 @@ export class ProcessPace {
   private readonly holds = new Map<string, number>();
   private readonly global: TurnLimiter;
   private globalMaxRps = 0;
+  /** The ranks of each source's runs in this process (`working`). */
+  private readonly runs = new Map<string, Set<Rank>>();
 
   constructor(
     private readonly shares: PaceShares = WHOLE,
@@ -117,13 +200,41 @@ export class ProcessPace {
     }
     const entry = { maxRps: settings.maxRps, concurrency: settings.concurrency } as { maxRps: number; concurrency: number; pace: SourcePace; limiter: TurnLimiter };
     const share = () => this.shares.sourceShare(source);
-    entry.limiter = new TurnLimiter(() => entry.maxRps * share(), this.sleep, this.global);
+    const globalTurn: RateLimiter = { acquire: (signal) => this.global.acquire(signal, () => this.rankOf(source)) };
+    entry.limiter = new TurnLimiter(() => entry.maxRps * share(), this.sleep, globalTurn);
     entry.pace = { limiter: entry.limiter, concurrency: () => Math.max(1, Math.floor(entry.concurrency * share())) };
     const until = this.holds.get(source);
     if (until !== undefined) entry.limiter.hold(until - performance.now());
     this.holds.delete(source);
     this.sources.set(source, entry);
     return entry.pace;
+  }
+
+  /**
+   * Runs `work` as one of `source`'s runs in this process. When sources wait for the global cap's
+   * turn, the turn goes to the source whose runs rank lowest (`rank`, read at each turn): one cap
+   * shared by how far along each run is ends runs begun together at about the same time, where
+   * equal turns leave the longest to finish alone at its own rate.
+   */
+  async working<T>(source: string, rank: Rank, work: () => Promise<T>): Promise<T> {
+    let ranks = this.runs.get(source);
+    if (!ranks) this.runs.set(source, (ranks = new Set()));
+    ranks.add(rank);
+    try {
+      return await work();
+    } finally {
+      ranks.delete(rank);
+      if (ranks.size === 0) this.runs.delete(source);
+    }
+  }
+
+  /** The lowest rank among `source`'s runs here; a source asked for without a run (a probe) goes first. */
+  private rankOf(source: string): number {
+    const ranks = this.runs.get(source);
+    if (!ranks) return FIRST_RANK;
+    let lowest = Infinity;
+    for (const rank of ranks) lowest = Math.min(lowest, rank());
+    return lowest;
   }
 
   /** `source`'s requests in this process wait `ms` from now before the next one goes. */

@@ -1,5 +1,5 @@
 import { takeGuestPlace } from '../coordination/guest.js';
-import { ProcessPace } from '../coordination/pace.js';
+import { FIRST_RANK, ProcessPace, type Rank } from '../coordination/pace.js';
 
 import type { RunContext } from './run-shell.js';
 import type { SyncDeps } from './types.js';
@@ -10,13 +10,24 @@ import type { SyncDeps } from './types.js';
  * equal share of the source's rate and starts once the worker has seen it (one beat).
  */
 export async function withPace<T>(deps: SyncDeps, run: RunContext, work: (pace: ProcessPace) => Promise<T>): Promise<T> {
-  if (deps.coordination) return work(deps.coordination.pace);
+  const ranked = (pace: ProcessPace) => pace.working(run.source, turnRank(run), () => work(pace));
+  if (deps.coordination) return ranked(deps.coordination.pace);
   const guest = await takeGuestPlace(deps.pool, [run.source], { globalCap: deps.config.globalMaxRps > 0 });
   try {
     if (guest.beside) run.logger.info('a worker owns this source: this run shares its rate with it, from the worker\'s next beat');
     await guest.ready(run.halt).catch(() => undefined);
-    return await work(new ProcessPace(guest.shares));
+    return await ranked(new ProcessPace(guest.shares));
   } finally {
     await guest.leave();
   }
+}
+
+/**
+ * A run's place when its process's sources wait for the global cap's turn: `live` and `season`
+ * runs first (small, and a schedule waits on them), then fulls, the least advanced first
+ * (scopes done over scopes found so far), so that fulls begun together end together.
+ */
+function turnRank(run: RunContext): Rank {
+  if (run.job !== 'full') return () => FIRST_RANK;
+  return () => (run.scopes.total === 0 ? 0 : run.scopes.done / run.scopes.total);
 }

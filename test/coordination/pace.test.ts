@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { abortableSleep, type RateLimiter } from '../../src/api/rate-limit.js';
-import { ProcessPace, TurnLimiter, type PaceShares } from '../../src/coordination/pace.js';
+import { FIRST_RANK, ProcessPace, TurnLimiter, type PaceShares } from '../../src/coordination/pace.js';
 
 // Fake timers fake performance.now() too, which is the clock the limiters read: every time below
 // is in fake milliseconds from 0, and no test waits on the wall clock.
@@ -98,6 +98,34 @@ describe('TurnLimiter', () => {
     expect(await next).toBe(250);
   });
 
+  it('gives each turn to the waiter of lowest rank, read when the turn comes, the oldest among equals', async () => {
+    const limiter = new TurnLimiter(() => 10);
+    const ranks = { late: 0.9 };
+    const order: string[] = [];
+    const ask = (name: string, rank: () => number) => limiter.acquire(undefined, rank).then(() => order.push(name));
+    // The first goes at once, before anyone else is waiting; the rest wait for turns 100 ms apart.
+    const all = [ask('first', () => 0.5), ask('late', () => ranks.late), ask('b', () => 0.5), ask('c', () => 0.5), ask('urgent', () => -1)];
+    await vi.advanceTimersByTimeAsync(50);
+    // While they wait, the late one falls behind the others: its rank is read at each turn.
+    ranks.late = 0.1;
+    await vi.advanceTimersByTimeAsync(1_000);
+    await Promise.all(all);
+    expect(order).toEqual(['first', 'urgent', 'late', 'b', 'c']);
+  });
+
+  it('wakes no later than its last waiter leaving: a drain leaves no timer behind, whatever the hold', async () => {
+    const limiter = new TurnLimiter(() => 1);
+    limiter.hold(60_000);
+    const controller = new AbortController();
+    const waiting = limiter.acquire(controller.signal);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(vi.getTimerCount()).toBe(1);
+    controller.abort(new Error('drain'));
+    await expect(waiting).rejects.toThrow('drain');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('rejects a request whose signal is already aborted, as a RateLimiter promises (not a throw), and keeps the turn for the next', async () => {
     const limiter = new TurnLimiter(() => 4);
     await expect(limiter.acquire(AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
@@ -153,6 +181,46 @@ describe('ProcessPace', () => {
     expect([...sent].sort((x, y) => x - y)).toEqual(Array.from({ length: 18 }, (_, i) => i * 100));
     const [a, b, c] = sent as [number, number, number];
     expect(Math.min(b - a, c - b)).toBeGreaterThanOrEqual(500);
+  });
+
+  it("gives the global cap's turns to live runs first, then to the least advanced full, so fulls begun together end together", async () => {
+    const pace = new ProcessPace();
+    const fast = { maxRps: 100, globalMaxRps: 10, concurrency: 4 };
+    // Two fulls of ten scopes each: `behind` has none done, `ahead` five. Each send finishes a scope.
+    const runs = { behind: { done: 0, total: 10 }, ahead: { done: 5, total: 10 } };
+    const sends: Array<[string, number]> = [];
+    const fullOf = (name: 'behind' | 'ahead') =>
+      pace.working(name, () => runs[name].done / runs[name].total, async () => {
+        const { limiter } = pace.of(name, fast);
+        const left = runs[name].total - runs[name].done;
+        await Promise.all(
+          Array.from({ length: left }, () =>
+            limiter.acquire().then(() => {
+              runs[name].done += 1;
+              sends.push([name, performance.now()]);
+            }),
+          ),
+        );
+      });
+    // A live run of a third source joins at 250 ms, with two requests.
+    const live = new Promise<void>((resolve) => setTimeout(resolve, 250)).then(() =>
+      pace.working('live', () => FIRST_RANK, async () => {
+        const { limiter } = pace.of('live', fast);
+        await Promise.all([0, 1].map(() => limiter.acquire().then(() => sends.push(['live', performance.now()]))));
+      }),
+    );
+    const all = Promise.all([fullOf('behind'), fullOf('ahead'), live]);
+    await vi.advanceTimersByTimeAsync(3_000);
+    await all;
+    // Seventeen turns, every 100 ms: the cap used to the full.
+    expect(sends.map(([, at]) => at)).toEqual(Array.from({ length: 17 }, (_, i) => i * 100));
+    // The live run's two went at the first two turns after it came.
+    expect(sends.filter(([name]) => name === 'live').map(([, at]) => at)).toEqual([300, 400]);
+    // The full ahead waited until the one behind had caught up, then they took turns: they ended together.
+    const last = (name: string) => Math.max(...sends.filter(([n]) => n === name).map(([, at]) => at));
+    expect(Math.abs(last('behind') - last('ahead'))).toBeLessThanOrEqual(100);
+    // Taking turns equally from the start, the one ahead would have ended 500 ms before the other.
+    expect(sends.slice(0, 7).every(([name]) => name !== 'ahead')).toBe(true);
   });
 
   it("shares a source's concurrency as its rate, never below one request in flight", () => {
