@@ -51,21 +51,35 @@ export function imageNodeOptions(): string {
 }
 
 /**
- * The command line that runs `pitwall sync --json`: with `dist`, the sources compiled with
- * tsconfig.build.json and loaded as bin/pitwall.js loads dist/ in the production image (not into
- * dist/ itself, which would change what bin/pitwall.js runs for everyone else); with `tsx`,
- * bin/pitwall.js as a fresh clone runs it.
+ * The command line that runs `pitwall sync --json` (see pitwallCommand); compiles afresh for `dist`.
  */
 export function syncCommand(runtime: 'dist' | 'tsx'): string[] {
-  if (runtime === 'tsx') return [join(ROOT, 'bin/pitwall.js'), 'sync', '--json'];
+  if (runtime === 'dist') buildBenchCli();
+  return pitwallCommand(runtime, ['sync', '--json']);
+}
+
+/**
+ * Compiles the sources with tsconfig.build.json as the production image has them (not into dist/
+ * itself, which would change what bin/pitwall.js runs for everyone else); removeBenchBuild removes it.
+ */
+export function buildBenchCli(): void {
   removeBenchBuild();
   execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', BENCH_DIST], {
     cwd: ROOT,
     stdio: 'inherit',
   });
   symlinkSync(join(ROOT, 'migrations'), join(BENCH_BUILD, 'migrations'));
+}
+
+/**
+ * The node arguments that run `pitwall <args>`: with `dist`, the CLI buildBenchCli compiled, loaded
+ * as bin/pitwall.js loads dist/ in the production image; with `tsx`, bin/pitwall.js as a fresh
+ * clone runs it.
+ */
+export function pitwallCommand(runtime: 'dist' | 'tsx', args: readonly string[]): string[] {
+  if (runtime === 'tsx') return [join(ROOT, 'bin/pitwall.js'), ...args];
   const cli = pathToFileURL(join(BENCH_DIST, 'cli.js')).href;
-  return ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(cli)}); await main(['sync', '--json']);`];
+  return ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(cli)}); await main(${JSON.stringify(args)});`];
 }
 
 /**

@@ -130,6 +130,7 @@ if (only.has('sites')) {
     globalMaxRps: Number(values['global-max-rps'] ?? 0),
     ...(values['steady-seconds'] ? { steadyMs: Number(values['steady-seconds']) * 1000 } : {}),
     statements: true,
+    runtime: values.quick ? ('tsx' as const) : ('dist' as const),
   };
   log(`sites: ${opts.sites} ${opts.scale} sites at ${opts.maxRps} requests/s each, loaded by ${opts.workerCounts.join(' and then by ')} worker(s), on a server of its own that counts statements...`);
   // A server of the bench's own, with pg_stat_statements loaded, so that the workers' statements

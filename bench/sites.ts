@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { startSimulator } from '../src/simulator/server.js';
 import type { Scale } from '../src/simulator/world/types.js';
 
-import { ROOT, peakRssBytes } from './lib/child.js';
+import { peakRssBytes } from './lib/child.js';
 import { createBenchDatabase } from './lib/database.js';
 import { minimumRequests } from './lib/min-requests.js';
 import { BENCH_QUERIES, countStatements, type StatementCounts } from './lib/statements.js';
+import { buildBenchCli, imageNodeOptions, pitwallCommand, removeBenchBuild } from './memory.js';
 
 /** One set-up of the sites section: N worker processes loading every site's full sync. */
 export interface SitesRun {
@@ -54,6 +55,9 @@ export interface SitesFigures {
   workerJobs: number;
   /** PITWALL_GLOBAL_MAX_RPS; 0 for none. */
   globalMaxRps: number;
+  /** How the workers ran: compiled as the image runs them (`dist`, with its NODE_OPTIONS), or through tsx. */
+  runtime: 'dist' | 'tsx';
+  nodeOptions: string;
   runs: SitesRun[];
 }
 
@@ -77,6 +81,26 @@ async function poll<T>(read: () => Promise<T | null>, everyMs: number, timeoutMs
 
 const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('close', () => resolve())));
 
+export interface SitesOptions {
+  sites: number;
+  scale: Scale;
+  maxRps: number;
+  workerJobs: number;
+  workerCounts: readonly number[];
+  /** PITWALL_GLOBAL_MAX_RPS, the cap on all keys together; 0 (none) by default. */
+  globalMaxRps?: number;
+  /** Count the workers' statements (`server` must load pg_stat_statements). */
+  statements?: boolean;
+  /** `dist`: the workers run compiled, with the image's NODE_OPTIONS, as deployed; `tsx`: as a checkout runs them. */
+  runtime: 'dist' | 'tsx';
+  /**
+   * Instead of waiting for every full: the requests per second the upstream sees over this
+   * window, once STEADY_WARMUP_MS have passed (the workers have taken their sources and their
+   * runs are going), then stop.
+   */
+  steadyMs?: number;
+}
+
 /**
  * `--only sites`: `sites` simulated sites of one scale, each a source of one warehouse on
  * `server`, loaded by 1 and then by 3 `pitwall worker` processes started together on an empty
@@ -84,27 +108,10 @@ const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.ex
  * (the start-up catch-up) has succeeded, requests per source against its site's minimum, the
  * busiest second of any key, each worker's peak RSS and the database connections in use.
  */
-export async function benchSites(
-  server: string,
-  opts: {
-    sites: number;
-    scale: Scale;
-    maxRps: number;
-    workerJobs: number;
-    workerCounts: readonly number[];
-    /** PITWALL_GLOBAL_MAX_RPS, the cap on all keys together; 0 (none) by default. */
-    globalMaxRps?: number;
-    /** Count the workers' statements (`server` must load pg_stat_statements). */
-    statements?: boolean;
-    /**
-     * Instead of waiting for every full: the requests per second the upstream sees over this
-     * window, once STEADY_WARMUP_MS have passed (the workers have taken their sources and their
-     * runs are going), then stop.
-     */
-    steadyMs?: number;
-  },
-): Promise<SitesFigures> {
+async function sitesRuns(server: string, opts: SitesOptions): Promise<SitesFigures> {
   const runs: SitesRun[] = [];
+  const nodeOptions = opts.runtime === 'dist' ? imageNodeOptions() : '';
+  const pitwall = (...args: string[]) => pitwallCommand(opts.runtime, args);
   for (const workers of opts.workerCounts) {
     const sim = await startSimulator({ scale: opts.scale, seed: 31, sites: opts.sites });
     const db = await createBenchDatabase(server, 'sites', 2);
@@ -128,11 +135,12 @@ export async function benchSites(
         PITWALL_CRON_SEASON: NEVER,
         PITWALL_CRON_FULL: NEVER,
         PITWALL_LOG_LEVEL: 'warn',
+        ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
         ...Object.fromEntries(sim.sites.map((s, i) => [`SITE_KEY_${i + 1}`, s.key])),
       };
       const started = performance.now();
       for (let i = 0; i < workers; i++) {
-        children.push(spawn(process.execPath, [join(ROOT, 'bin/pitwall.js'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+        children.push(spawn(process.execPath, pitwall('worker'), { env, stdio: ['ignore', 'ignore', 'inherit'] }));
       }
       // Beside several workers, a person's manual sync of one source, while the workers run it:
       // its connections count with theirs, and it must never run the workers' job at once.
@@ -140,7 +148,7 @@ export async function benchSites(
         workers > 1
           ? new Promise<number | null>((resolve) => {
               setTimeout(() => {
-                const sync = spawn(process.execPath, [join(ROOT, 'bin/pitwall.js'), 'sync', '--source', names[0]!], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+                const sync = spawn(process.execPath, pitwall('sync', '--source', names[0]!), { env, stdio: ['ignore', 'ignore', 'ignore'] });
                 children.push(sync);
                 sync.once('close', (code) => resolve(code));
               }, MANUAL_SYNC_AFTER_MS).unref();
@@ -207,5 +215,17 @@ export async function benchSites(
       await sim.close();
     }
   }
-  return { sites: opts.sites, scale: opts.scale, maxRps: opts.maxRps, workerJobs: opts.workerJobs, globalMaxRps: opts.globalMaxRps ?? 0, runs };
+  const { runtime } = opts;
+  return { sites: opts.sites, scale: opts.scale, maxRps: opts.maxRps, workerJobs: opts.workerJobs, globalMaxRps: opts.globalMaxRps ?? 0, runtime, nodeOptions, runs };
+}
+
+/** The workers compiled first when they run as the image runs them, and the build removed after. */
+export async function benchSites(server: string, opts: SitesOptions): Promise<SitesFigures> {
+  if (opts.runtime === 'tsx') return sitesRuns(server, opts);
+  buildBenchCli();
+  try {
+    return await sitesRuns(server, opts);
+  } finally {
+    removeBenchBuild();
+  }
 }

@@ -148,6 +148,7 @@ export function renderReport(r: BenchResults): string {
     const st = r.sites;
     const cap = st.globalMaxRps ? `, ${st.globalMaxRps}/s in all` : '';
     add(`${st.sites} ${st.scale} sites at ${st.maxRps} requests/s each${cap}, full syncs from empty`, `${st.workerJobs} jobs per worker`);
+    add('  the workers run', st.runtime === 'dist' ? `compiled${st.nodeOptions ? `, NODE_OPTIONS=${st.nodeOptions}` : ''}` : 'through tsx');
     for (const run of st.runs) {
       if (run.steady) {
         add(`  ${run.workers} worker(s): requests/s at the upstream over ${num(run.steady.windowMs)} ms`, num(run.steady.requestsPerSecond), run.workers === 1 ? 'sitesSteadyRate' : undefined);
