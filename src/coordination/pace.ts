@@ -60,6 +60,12 @@ export class TurnLimiter implements RateLimiter {
     private readonly sleep: Sleep = abortableSleep,
     /** Inside this limiter's turn, before its request counts as sent: the cap on all sources together. */
     private readonly then?: RateLimiter,
+    /**
+     * Whether sends on time keep their turns on the grid (`onTimeWithin`), which lets one more into
+     * a sliding second: false while the rate is a share of a key that another process paces too,
+     * whose own extra one would make two.
+     */
+    private readonly keepsGrid: () => boolean = () => true,
   ) {}
 
   /** No request goes before `ms` from now (nor before the next one was due anyway). */
@@ -119,7 +125,7 @@ export class TurnLimiter implements RateLimiter {
         } else {
           const interval = 1000 / rps;
           const sent = performance.now();
-          this.nextAt = (sent - due <= onTimeWithin(interval) ? due : sent) + interval;
+          this.nextAt = (sent - due <= onTimeWithin(interval) && this.keepsGrid() ? due : sent) + interval;
         }
         waiter.resolve();
       }
@@ -201,7 +207,7 @@ export class ProcessPace {
     const entry = { maxRps: settings.maxRps, concurrency: settings.concurrency } as { maxRps: number; concurrency: number; pace: SourcePace; limiter: TurnLimiter };
     const share = () => this.shares.sourceShare(source);
     const globalTurn: RateLimiter = { acquire: (signal) => this.global.acquire(signal, () => this.rankOf(source)) };
-    entry.limiter = new TurnLimiter(() => entry.maxRps * share(), this.sleep, globalTurn);
+    entry.limiter = new TurnLimiter(() => entry.maxRps * share(), this.sleep, globalTurn, () => share() === 1);
     entry.pace = { limiter: entry.limiter, concurrency: () => Math.max(1, Math.floor(entry.concurrency * share())) };
     const until = this.holds.get(source);
     if (until !== undefined) entry.limiter.hold(until - performance.now());

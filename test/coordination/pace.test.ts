@@ -223,6 +223,19 @@ describe('ProcessPace', () => {
     expect(sends.slice(0, 7).every(([name]) => name !== 'ahead')).toBe(true);
   });
 
+  it("keeps a key shared by two processes within its cap + 1: each half spaces a send from the last, with no grid's extra one", async () => {
+    // The owner and a guest, each with half of a key's 10/s, their timers late by up to the grid's tolerance.
+    let seed = 11;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const sleep = (ms: number, signal?: AbortSignal) => abortableSleep(ms + 5 * random(), signal);
+    const [owner, guest] = [new ProcessPace(shares(0.5), sleep), new ProcessPace(shares(0.5), sleep)];
+    const key = { maxRps: 10, globalMaxRps: 0, concurrency: 4 };
+    const sent = await sendTimes([...requestsOf(owner.of('track-a', key).limiter, 300), ...requestsOf(guest.of('track-a', key).limiter, 300)], 70_000);
+    const busiest = Math.max(...sent.map((t) => sent.filter((u) => u > t - 1000 && u <= t).length));
+    expect(busiest).toBeLessThanOrEqual(11);
+    expect(busiest).toBeGreaterThanOrEqual(9);
+  });
+
   it("shares a source's concurrency as its rate, never below one request in flight", () => {
     const s = shares(0.5);
     const pace = new ProcessPace(s);
