@@ -7,7 +7,8 @@ import type { SyncDeps } from './types.js';
 /**
  * The pace a sync run keeps: its worker's (the worker owns the source and paces it in memory), or,
  * for a run of its own (a manual sync), a guest's: when a worker owns the source, the run takes an
- * equal share of the source's rate and starts once the worker has seen it (one beat).
+ * equal share of the source's rate and starts once the worker has seen it (one beat). Either way the
+ * run is ranked among its process's sources for the global cap's turns (turnRank).
  */
 export async function withPace<T>(deps: SyncDeps, run: RunContext, work: (pace: ProcessPace) => Promise<T>): Promise<T> {
   const ranked = (pace: ProcessPace) => pace.working(run.source, turnRank(run), () => work(pace));
