@@ -39,8 +39,9 @@ interface Waiter {
 }
 
 /**
- * Requests take turns, one interval apart. A send on time (within `onTimeWithin`) makes the next
- * due one interval after its own due time; a later one, one interval after the send itself. A
+ * Requests take turns, one interval apart. A send on time (within `onTimeWithin`, unless
+ * `keepsGrid` says no) makes the next due one interval after its own due time; a later one, one
+ * interval after the send itself. A
  * process stopped with SIGSTOP (or a loop blocked for a while, or a wait for the global cap's
  * turn) therefore never sends its overdue requests in one burst when it resumes: the first goes,
  * the next waits a whole interval after it.
