@@ -10,11 +10,11 @@ import { warehouseTempDir } from '../test/helpers/temp-dir.js';
 
 import { startSimulatorProcess } from './lib/child.js';
 import { createBenchDatabase } from './lib/database.js';
+import { withPitwall, type Runtime } from './lib/pitwall-runtime.js';
 import { processTreePssBytes } from './lib/process-tree.js';
 import { BENCH_SEED } from './lib/result-rows.js';
 import { runSyncProcess } from './lib/sync-process.js';
 import { median, ratio } from './lib/timing.js';
-import { imageNodeOptions, removeBenchBuild, syncCommand } from './memory.js';
 
 export interface EmbeddedFigures {
   /** The world of the side-by-side wall-time comparison. */
@@ -33,7 +33,7 @@ export interface EmbeddedFigures {
   serverRssMb: number;
   memoryWallMs: number;
   /** How the memory sync ran: as the production image runs it (`dist`), or from the sources (`tsx`). */
-  runtime: 'dist' | 'tsx';
+  runtime: Runtime;
   nodeOptions: string;
   /** The embedded server's start: cold (initdb, then start) and warm (an existing cluster). */
   startMs: { cold: number; warm: number };
@@ -95,7 +95,7 @@ async function serverSync(server: string, command: string[], env: Record<string,
  */
 export async function benchEmbedded(
   server: string,
-  opts: { scale: Scale; memoryScale: Scale; runs: number; concurrency: number; command: string[]; runtime: 'dist' | 'tsx' },
+  opts: { scale: Scale; memoryScale: Scale; runs: number; concurrency: number; command: string[]; runtime: Runtime },
 ): Promise<EmbeddedFigures> {
   const sim = await startSimulatorProcess(opts.scale, BENCH_SEED, 0);
   const env = { MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0', PITWALL_CONCURRENCY: String(opts.concurrency) };
@@ -115,14 +115,14 @@ export async function benchEmbedded(
   // Memory as the memory section measures it on the server: the production image's build and
   // NODE_OPTIONS in the full run.
   const big = await startSimulatorProcess(opts.memoryScale, BENCH_SEED, 0);
-  const nodeOptions = opts.runtime === 'dist' ? imageNodeOptions() : '';
   let memory;
   try {
-    const env2 = { ...env, MRP_API_BASE_URL: big.url, MRP_API_KEY: big.key, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
-    memory = await embeddedSync(syncCommand(opts.runtime), env2, true);
+    memory = await withPitwall(opts.runtime, async ({ command, nodeOptions }) => {
+      const env2 = { ...env, MRP_API_BASE_URL: big.url, MRP_API_KEY: big.key, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
+      return { ...(await embeddedSync(command(['sync', '--json']), env2, true)), nodeOptions };
+    });
   } finally {
     await big.stop();
-    removeBenchBuild();
   }
   const wallMs = median(embedded);
   const serverWallMs = median(onServer);
@@ -137,7 +137,7 @@ export async function benchEmbedded(
     serverRssMb: memory.otherPeakMb,
     memoryWallMs: memory.wallMs,
     runtime: opts.runtime,
-    nodeOptions,
+    nodeOptions: memory.nodeOptions,
     startMs: await startTimes(),
   };
 }

@@ -1,12 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-
 import type { Scale } from '../src/simulator/world/types.js';
 
-import { ROOT, startSimulatorProcess } from './lib/child.js';
+import { startSimulatorProcess } from './lib/child.js';
 import { createBenchDatabase } from './lib/database.js';
+import { withPitwall, type Runtime } from './lib/pitwall-runtime.js';
 import { BENCH_SEED } from './lib/result-rows.js';
 import { runSyncProcess } from './lib/sync-process.js';
 
@@ -18,68 +14,12 @@ export interface MemoryFigures {
   peakRssMb: number;
   wallMs: number;
   /** `dist`: the compiled JavaScript, as the production image runs it; `tsx`: the sources compiled on load. */
-  runtime: 'dist' | 'tsx';
+  runtime: Runtime;
   /** NODE_OPTIONS the sync ran with: the production image's (its Dockerfile's), for `dist`. */
   nodeOptions: string;
   concurrency: number;
   /** The same sync by plain `node`, without the image's NODE_OPTIONS (when it sets any). */
   withoutNodeOptions?: { peakRssMb: number; wallMs: number };
-}
-
-/**
- * Where the benchmark compiles the CLI to: under the git-ignored .pitwall/, beside node_modules.
- * The compiled code finds the migrations at `../migrations` from its own directory, as dist/ does
- * in the image, so a link to them sits beside it (the embedded warehouse migrates on open).
- */
-const BENCH_BUILD = join(ROOT, '.pitwall/bench-build');
-const BENCH_DIST = join(BENCH_BUILD, 'dist');
-
-/** Removes the compiled CLI. */
-export function removeBenchBuild(): void {
-  rmSync(BENCH_BUILD, { recursive: true, force: true });
-}
-
-/**
- * The NODE_OPTIONS the production image sets (`ENV ... NODE_OPTIONS=...` in the Dockerfile), so
- * that the compiled worker is measured with the V8 settings it is deployed with; '' when none.
- */
-export function imageNodeOptions(): string {
-  const dockerfile = join(ROOT, 'Dockerfile');
-  if (!existsSync(dockerfile)) return '';
-  const m = /\bNODE_OPTIONS=(?:"([^"]*)"|([^\s\\]+))/.exec(readFileSync(dockerfile, 'utf8'));
-  return m ? (m[1] ?? m[2] ?? '') : '';
-}
-
-/**
- * The command line that runs `pitwall sync --json` (see pitwallCommand); compiles afresh for `dist`.
- */
-export function syncCommand(runtime: 'dist' | 'tsx'): string[] {
-  if (runtime === 'dist') buildBenchCli();
-  return pitwallCommand(runtime, ['sync', '--json']);
-}
-
-/**
- * Compiles the sources with tsconfig.build.json as the production image has them (not into dist/
- * itself, which would change what bin/pitwall.js runs for everyone else); removeBenchBuild removes it.
- */
-export function buildBenchCli(): void {
-  removeBenchBuild();
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', BENCH_DIST], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
-  symlinkSync(join(ROOT, 'migrations'), join(BENCH_BUILD, 'migrations'));
-}
-
-/**
- * The node arguments that run `pitwall <args>`: with `dist`, the CLI buildBenchCli compiled, loaded
- * as bin/pitwall.js loads dist/ in the production image; with `tsx`, bin/pitwall.js as a fresh
- * clone runs it.
- */
-export function pitwallCommand(runtime: 'dist' | 'tsx', args: readonly string[]): string[] {
-  if (runtime === 'tsx') return [join(ROOT, 'bin/pitwall.js'), ...args];
-  const cli = pathToFileURL(join(BENCH_DIST, 'cli.js')).href;
-  return ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(cli)}); await main(${JSON.stringify(args)});`];
 }
 
 /**
@@ -91,24 +31,21 @@ export function pitwallCommand(runtime: 'dist' | 'tsx', args: readonly string[])
  */
 export async function benchMemory(
   server: string,
-  opts: { scale: Scale; concurrency: number; runtime: 'dist' | 'tsx' },
+  opts: { scale: Scale; concurrency: number; runtime: Runtime },
 ): Promise<MemoryFigures> {
-  const command = syncCommand(opts.runtime);
-  try {
-    const nodeOptions = opts.runtime === 'dist' ? imageNodeOptions() : '';
-    const figures = await syncOnce(server, command, opts, nodeOptions);
+  return withPitwall(opts.runtime, async ({ command, nodeOptions }) => {
+    const sync = command(['sync', '--json']);
+    const figures = await syncOnce(server, sync, opts, nodeOptions);
     if (!nodeOptions) return figures;
-    const plain = await syncOnce(server, command, opts, '');
+    const plain = await syncOnce(server, sync, opts, '');
     return { ...figures, withoutNodeOptions: { peakRssMb: plain.peakRssMb, wallMs: plain.wallMs } };
-  } finally {
-    removeBenchBuild();
-  }
+  });
 }
 
 async function syncOnce(
   server: string,
   command: string[],
-  opts: { scale: Scale; concurrency: number; runtime: 'dist' | 'tsx' },
+  opts: { scale: Scale; concurrency: number; runtime: Runtime },
   nodeOptions: string,
 ): Promise<MemoryFigures> {
   const [db, sim] = await Promise.all([createBenchDatabase(server, 'memory', 1), startSimulatorProcess(opts.scale, BENCH_SEED, 0)]);

@@ -21,6 +21,7 @@ import type { benchEndToEnd } from './e2e.js';
 import { benchEmbedded } from './embedded.js';
 import { ROOT, runBenchChild } from './lib/child.js';
 import { serverUrl } from './lib/database.js';
+import type { Runtime } from './lib/pitwall-runtime.js';
 import { judge, renderReport, type BenchResults } from './lib/report.js';
 import { resultRows, worldFor } from './lib/result-rows.js';
 import { startStatementServer } from './lib/statement-server.js';
@@ -70,6 +71,9 @@ const { values } = parseArgs({
 });
 const sizes: Sizes = { ...(values.quick ? QUICK : FULL), ...(values.rows ? { rows: Number(values.rows) } : {}) };
 const only = new Set(values.only ? values.only.split(',') : SECTIONS);
+// The full run measures pitwall compiled, as the production image runs it; --quick skips the
+// compile and runs bin/pitwall.js as a checkout does.
+const RUNTIME: Runtime = values.quick ? 'tsx' : 'dist';
 const known: readonly string[] = [...SECTIONS, ...ON_REQUEST];
 for (const s of only) if (!known.includes(s)) throw new Error(`--only takes ${known.join(', ')}; got ${s}`);
 
@@ -98,10 +102,7 @@ if (only.has('e2e')) {
 }
 if (only.has('memory')) {
   log(`memory: pitwall sync of the ${sizes.memoryScale} world in a child process${values.quick ? '' : ' (compiling it first)'}...`);
-  // The full run measures the compiled worker, as the production image runs it; --quick skips the
-  // compile and runs bin/pitwall.js as it is.
-  const runtime = values.quick ? 'tsx' : 'dist';
-  sections.memory = await benchMemory(server, { scale: sizes.memoryScale, concurrency: E2E_CONCURRENCY, runtime });
+  sections.memory = await benchMemory(server, { scale: sizes.memoryScale, concurrency: E2E_CONCURRENCY, runtime: RUNTIME });
 }
 if (only.has('embedded')) {
   log(`embedded: pitwall sync of the ${sizes.e2eScale} world on the embedded warehouse and on the server, ${sizes.embeddedRuns} each, then the ${sizes.memoryScale} world embedded...`);
@@ -112,7 +113,7 @@ if (only.has('embedded')) {
     runs: sizes.embeddedRuns,
     concurrency: E2E_CONCURRENCY,
     command: [join(ROOT, 'bin/pitwall.js'), 'sync', '--json'],
-    runtime: values.quick ? 'tsx' : 'dist',
+    runtime: RUNTIME,
   });
 }
 // The workers run at their default number of runs at once unless --worker-jobs says otherwise.
@@ -130,7 +131,7 @@ if (only.has('sites')) {
     globalMaxRps: Number(values['global-max-rps'] ?? 0),
     ...(values['steady-seconds'] ? { steadyMs: Number(values['steady-seconds']) * 1000 } : {}),
     statements: true,
-    runtime: values.quick ? ('tsx' as const) : ('dist' as const),
+    runtime: RUNTIME,
   };
   log(`sites: ${opts.sites} ${opts.scale} sites at ${opts.maxRps} requests/s each, loaded by ${opts.workerCounts.join(' and then by ')} worker(s), on a server of its own that counts statements...`);
   // A server of the bench's own, with pg_stat_statements loaded, so that the workers' statements

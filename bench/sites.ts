@@ -9,8 +9,8 @@ import type { Scale } from '../src/simulator/world/types.js';
 import { peakRssBytes } from './lib/child.js';
 import { createBenchDatabase } from './lib/database.js';
 import { minimumRequests } from './lib/min-requests.js';
+import { withPitwall, type Pitwall, type Runtime } from './lib/pitwall-runtime.js';
 import { BENCH_QUERIES, countStatements, type StatementCounts } from './lib/statements.js';
-import { buildBenchCli, imageNodeOptions, pitwallCommand, removeBenchBuild } from './memory.js';
 
 /** One set-up of the sites section: N worker processes loading every site's full sync. */
 export interface SitesRun {
@@ -56,7 +56,7 @@ export interface SitesFigures {
   /** PITWALL_GLOBAL_MAX_RPS; 0 for none. */
   globalMaxRps: number;
   /** How the workers ran: compiled as the image runs them (`dist`, with its NODE_OPTIONS), or through tsx. */
-  runtime: 'dist' | 'tsx';
+  runtime: Runtime;
   nodeOptions: string;
   runs: SitesRun[];
 }
@@ -92,7 +92,7 @@ export interface SitesOptions {
   /** Count the workers' statements (`server` must load pg_stat_statements). */
   statements?: boolean;
   /** `dist`: the workers run compiled, with the image's NODE_OPTIONS, as deployed; `tsx`: as a checkout runs them. */
-  runtime: 'dist' | 'tsx';
+  runtime: Runtime;
   /**
    * Instead of waiting for every full: the requests per second the upstream sees over this
    * window, once STEADY_WARMUP_MS have passed (the workers have taken their sources and their
@@ -108,10 +108,13 @@ export interface SitesOptions {
  * (the start-up catch-up) has succeeded, requests per source against its site's minimum, the
  * busiest second of any key, each worker's peak RSS and the database connections in use.
  */
-async function sitesRuns(server: string, opts: SitesOptions): Promise<SitesFigures> {
+export function benchSites(server: string, opts: SitesOptions): Promise<SitesFigures> {
+  return withPitwall(opts.runtime, (pitwall) => sitesRuns(server, opts, pitwall));
+}
+
+async function sitesRuns(server: string, opts: SitesOptions, { command, nodeOptions }: Pitwall): Promise<SitesFigures> {
   const runs: SitesRun[] = [];
-  const nodeOptions = opts.runtime === 'dist' ? imageNodeOptions() : '';
-  const pitwall = (...args: string[]) => pitwallCommand(opts.runtime, args);
+  const pitwall = (...args: string[]) => command(args);
   for (const workers of opts.workerCounts) {
     const sim = await startSimulator({ scale: opts.scale, seed: 31, sites: opts.sites });
     const db = await createBenchDatabase(server, 'sites', 2);
@@ -219,13 +222,3 @@ async function sitesRuns(server: string, opts: SitesOptions): Promise<SitesFigur
   return { sites: opts.sites, scale: opts.scale, maxRps: opts.maxRps, workerJobs: opts.workerJobs, globalMaxRps: opts.globalMaxRps ?? 0, runtime, nodeOptions, runs };
 }
 
-/** The workers compiled first when they run as the image runs them, and the build removed after. */
-export async function benchSites(server: string, opts: SitesOptions): Promise<SitesFigures> {
-  if (opts.runtime === 'tsx') return sitesRuns(server, opts);
-  buildBenchCli();
-  try {
-    return await sitesRuns(server, opts);
-  } finally {
-    removeBenchBuild();
-  }
-}
