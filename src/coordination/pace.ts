@@ -149,7 +149,10 @@ export class TurnLimiter implements RateLimiter {
     let bestRank = Infinity;
     for (const waiter of this.waiting) {
       const rank = waiter.rank();
-      if (best === undefined || rank < bestRank) [best, bestRank] = [waiter, rank];
+      if (best === undefined || rank < bestRank) {
+        best = waiter;
+        bestRank = rank;
+      }
     }
     return best;
   }
@@ -207,7 +210,8 @@ export class ProcessPace {
     }
     const entry = { maxRps: settings.maxRps, concurrency: settings.concurrency } as { maxRps: number; concurrency: number; pace: SourcePace; limiter: TurnLimiter };
     const share = () => this.shares.sourceShare(source);
-    const globalTurn: RateLimiter = { acquire: (signal) => this.global.acquire(signal, () => this.rankOf(source)) };
+    const rank = () => this.rankOf(source);
+    const globalTurn: RateLimiter = { acquire: (signal) => this.global.acquire(signal, rank) };
     entry.limiter = new TurnLimiter(() => entry.maxRps * share(), this.sleep, globalTurn, () => share() === 1);
     entry.pace = { limiter: entry.limiter, concurrency: () => Math.max(1, Math.floor(entry.concurrency * share())) };
     const until = this.holds.get(source);
