@@ -147,8 +147,15 @@ describe('secrets in metrics and in-process logs', () => {
     const metrics = createMetrics();
     const pool = createPool(config.databaseUrl, { max: 6 });
     try {
-      const summary = await runSync({ pool, config, logger, observer: metrics.observer });
-      expect(summary.retries + summary.scopes.failed).toBeGreaterThan(0);
+      // A run whose schedule years draw RequestValid 0 (one request in twenty) walks nothing
+      // under them and may take no retry: 2 requests and none retried, seen once in ten runs
+      // here. The next run draws again.
+      let faulted = 0;
+      for (let runs = 0; faulted === 0 && runs < 5; runs++) {
+        const summary = await runSync({ pool, config, logger, observer: metrics.observer });
+        faulted = summary.retries + summary.scopes.failed;
+      }
+      expect(faulted).toBeGreaterThan(0);
     } finally {
       await pool.end();
     }
