@@ -8,12 +8,11 @@ export const BROWSER_TESTS = 'test/**/*.browser.test.ts';
 /**
  * The files that need a process of their own. Every other file runs in one of three long-lived
  * processes, one file after another (not isolated), sparing each the start of a fresh process and
- * a fresh import of what it tests: 12 % of the suite's wall time when 140 files that open databases
- * and start processes joined the 70 pure ones (docs/testing.md). That works because every resource
- * a file opens is closed in its own afterAll (test/helpers/fixture.ts) and the leak guard fails a
- * file that leaves one; module state in src/ is what a process shares by design (caches keyed by
- * what they hold, the byte budget of every client alike). A file belongs here when it replaces a
- * module (`vi.mock` is not undone for the next file) or leaks on purpose.
+ * a fresh import of what it tests (docs/testing.md has the measured runs). That works because
+ * every resource a file opens is closed in its own afterAll (test/helpers/fixture.ts) and the leak
+ * guard fails a file that leaves one; module state in src/ is what a process shares by design
+ * (caches keyed by what they hold, the byte budget of every client alike). A file belongs here
+ * when it replaces a module (`vi.mock` is not undone for the next file) or leaks on purpose.
  */
 const ISOLATED_TESTS = [
   // Mocks an endpoint module to rename a field.

@@ -10,7 +10,7 @@ import { warehouseTempDir } from '../test/helpers/temp-dir.js';
 
 import { startSimulatorProcess } from './lib/child.js';
 import { createBenchDatabase } from './lib/database.js';
-import { withPitwall, type Runtime } from './lib/pitwall-runtime.js';
+import { nodeOptionsEnv, withPitwall, type Runtime } from './lib/pitwall-runtime.js';
 import { processTreePssBytes } from './lib/process-tree.js';
 import { BENCH_SEED } from './lib/result-rows.js';
 import { runSyncProcess } from './lib/sync-process.js';
@@ -118,7 +118,7 @@ export async function benchEmbedded(
   let memory;
   try {
     memory = await withPitwall(opts.runtime, async ({ command, nodeOptions }) => {
-      const env2 = { ...env, MRP_API_BASE_URL: big.url, MRP_API_KEY: big.key, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
+      const env2 = { ...env, MRP_API_BASE_URL: big.url, MRP_API_KEY: big.key, ...nodeOptionsEnv(nodeOptions) };
       return { ...(await embeddedSync(command(['sync', '--json']), env2, true)), nodeOptions };
     });
   } finally {

@@ -2,7 +2,7 @@ import type { Scale } from '../src/simulator/world/types.js';
 
 import { startSimulatorProcess } from './lib/child.js';
 import { createBenchDatabase } from './lib/database.js';
-import { withPitwall, type Runtime } from './lib/pitwall-runtime.js';
+import { nodeOptionsEnv, withPitwall, type Runtime } from './lib/pitwall-runtime.js';
 import { BENCH_SEED } from './lib/result-rows.js';
 import { runSyncProcess } from './lib/sync-process.js';
 
@@ -56,7 +56,7 @@ async function syncOnce(
       DATABASE_URL: db.url,
       PITWALL_MAX_RPS: '0',
       PITWALL_CONCURRENCY: String(opts.concurrency),
-      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+      ...nodeOptionsEnv(nodeOptions),
     });
     return {
       scale: opts.scale,

@@ -9,7 +9,7 @@ import type { Scale } from '../src/simulator/world/types.js';
 import { peakRssBytes } from './lib/child.js';
 import { createBenchDatabase } from './lib/database.js';
 import { minimumRequests } from './lib/min-requests.js';
-import { withPitwall, type Pitwall, type Runtime } from './lib/pitwall-runtime.js';
+import { nodeOptionsEnv, withPitwall, type Pitwall, type Runtime } from './lib/pitwall-runtime.js';
 import { BENCH_QUERIES, countStatements, type StatementCounts } from './lib/statements.js';
 
 /** One set-up of the sites section: N worker processes loading every site's full sync. */
@@ -114,7 +114,6 @@ export function benchSites(server: string, opts: SitesOptions): Promise<SitesFig
 
 async function sitesRuns(server: string, opts: SitesOptions, { command, nodeOptions }: Pitwall): Promise<SitesFigures> {
   const runs: SitesRun[] = [];
-  const pitwall = (...args: string[]) => command(args);
   for (const workers of opts.workerCounts) {
     const sim = await startSimulator({ scale: opts.scale, seed: 31, sites: opts.sites });
     const db = await createBenchDatabase(server, 'sites', 2);
@@ -138,12 +137,12 @@ async function sitesRuns(server: string, opts: SitesOptions, { command, nodeOpti
         PITWALL_CRON_SEASON: NEVER,
         PITWALL_CRON_FULL: NEVER,
         PITWALL_LOG_LEVEL: 'warn',
-        ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+        ...nodeOptionsEnv(nodeOptions),
         ...Object.fromEntries(sim.sites.map((s, i) => [`SITE_KEY_${i + 1}`, s.key])),
       };
       const started = performance.now();
       for (let i = 0; i < workers; i++) {
-        children.push(spawn(process.execPath, pitwall('worker'), { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+        children.push(spawn(process.execPath, command(['worker']), { env, stdio: ['ignore', 'ignore', 'inherit'] }));
       }
       // Beside several workers, a person's manual sync of one source, while the workers run it:
       // its connections count with theirs, and it must never run the workers' job at once.
@@ -151,7 +150,7 @@ async function sitesRuns(server: string, opts: SitesOptions, { command, nodeOpti
         workers > 1
           ? new Promise<number | null>((resolve) => {
               setTimeout(() => {
-                const sync = spawn(process.execPath, pitwall('sync', '--source', names[0]!), { env, stdio: ['ignore', 'ignore', 'ignore'] });
+                const sync = spawn(process.execPath, command(['sync', '--source', names[0]!]), { env, stdio: ['ignore', 'ignore', 'ignore'] });
                 children.push(sync);
                 sync.once('close', (code) => resolve(code));
               }, MANUAL_SYNC_AFTER_MS).unref();

@@ -49,6 +49,11 @@ export async function withPitwall<T>(runtime: Runtime, work: (pitwall: Pitwall) 
   }
 }
 
+/** The environment that gives a process `nodeOptions` (none when it is ''). */
+export function nodeOptionsEnv(nodeOptions: string): { NODE_OPTIONS?: string } {
+  return nodeOptions ? { NODE_OPTIONS: nodeOptions } : {};
+}
+
 /**
  * The NODE_OPTIONS the production image sets (`ENV ... NODE_OPTIONS=...` in the Dockerfile), so
  * that the compiled CLI is measured with the V8 settings it is deployed with; '' when none.

@@ -41,10 +41,9 @@ interface Waiter {
 /**
  * Requests take turns, one interval apart. A send on time (within `onTimeWithin`, unless
  * `keepsGrid` says no) makes the next due one interval after its own due time; a later one, one
- * interval after the send itself. A
- * process stopped with SIGSTOP (or a loop blocked for a while, or a wait for the global cap's
- * turn) therefore never sends its overdue requests in one burst when it resumes: the first goes,
- * the next waits a whole interval after it.
+ * interval after the send itself. A process stopped with SIGSTOP (or a loop blocked for a while,
+ * or a wait for the global cap's turn) therefore never sends its overdue requests in one burst
+ * when it resumes: the first goes, the next waits a whole interval after it.
  *
  * When a turn is due it goes to the waiter of lowest rank (`acquire`'s second argument), the
  * oldest among equals: first come, first served unless ranks are given.
