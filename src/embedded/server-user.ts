@@ -43,13 +43,20 @@ export function blockingDirectory(path: string, user: ServerUser): { at: string;
   }
 }
 
-/** Gives `path` and everything under it to `user` (a copied data directory arrives as root's). */
-export function chownTree(path: string, user: ServerUser): void {
-  chownSync(path, user.uid, user.gid);
-  if (!statSync(path).isDirectory()) return;
-  for (const entry of readdirSync(path, { withFileTypes: true })) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) chownTree(child, user);
-    else chownSync(child, user.uid, user.gid);
+/**
+ * Gives `path` and everything under it to `user` (a copied data directory arrives as root's).
+ * Each directory's entries before the directory itself, so that `path` owned by `user` means the
+ * whole tree is: an open checks only `path`, and a process killed halfway leaves `path` as it was
+ * for the next open to finish the work (top first, it left root's files under a directory that
+ * looked done, and the server could not write its log).
+ */
+export function chownTree(path: string, user: ServerUser, chown: typeof chownSync = chownSync): void {
+  if (statSync(path).isDirectory()) {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const child = join(path, entry.name);
+      if (entry.isDirectory()) chownTree(child, user, chown);
+      else chown(child, user.uid, user.gid);
+    }
   }
+  chown(path, user.uid, user.gid);
 }
