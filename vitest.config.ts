@@ -6,25 +6,25 @@ import { SlowFirstSequencer } from './test/setup/slow-first.js';
 export const BROWSER_TESTS = 'test/**/*.browser.test.ts';
 
 /**
- * The files that need a process of their own. Every other file runs in one of three long-lived
- * processes, one file after another (not isolated), sparing each the start of a fresh process and
- * a fresh import of what it tests (docs/testing.md has the measured runs). That works because
- * every resource a file opens is closed in its own afterAll (test/helpers/fixture.ts) and the leak
- * guard fails a file that leaves one; module state in src/ is what a process shares by design
- * (caches keyed by what they hold, the byte budget of every client alike). A file belongs here
- * when it replaces a module (`vi.mock` is not undone for the next file) or leaks on purpose.
+ * The files that need a fresh module graph. Every other file runs in one of three long-lived
+ * processes, one file after another, its modules shared (not isolated): that spares each file the
+ * start of a process and a fresh import of what it tests (docs/testing.md has the measured runs).
+ * It works because every resource a file opens is closed in its own afterAll
+ * (test/helpers/fixture.ts) and the leak guard fails a file that leaves one; module state in src/
+ * is what a process shares by design (caches keyed by what they hold, the byte budget of every
+ * client alike). A file belongs here when it replaces a module: `vi.mock` is not undone for the
+ * next file.
  */
 const ISOLATED_TESTS = [
   // Mocks an endpoint module to rename a field.
   'test/endpoints/rename-end-to-end.test.ts',
-  // Leaks a process, a server and connections, and checks the guard names each.
-  'test/leak-guard.test.ts',
 ];
 
 /** What every test file runs with, whichever project (and the browser tests') it is in. */
 export const EACH_FILE = {
-  // Fails a file that leaves a server, pool or process running (docs/development.md).
-  setupFiles: ['test/setup/leak-guard.ts'],
+  // Each file starts with no other file's closers, and fails if it leaves a server, pool or
+  // process running (docs/development.md).
+  setupFiles: ['test/setup/fixture-scope.ts', 'test/setup/leak-guard.ts'],
   // Database and simulator tests do real I/O; two cores, so keep file parallelism modest.
   testTimeout: 60_000,
   hookTimeout: 120_000,
@@ -42,7 +42,11 @@ export default defineConfig({
     allowOnly: !process.env.CI,
     // Three processes for both projects together. As many at the end as at the start: vitest 3.2
     // reports a process of a non-isolated pool ended while idle as "Terminating worker thread".
-    poolOptions: { forks: { maxForks: 3, minForks: 3 } },
+    // `isolate: false` here is what lets a process run more than one file: vitest 3.2's pool reads
+    // it from the root config only; a project's own setting decides only whether the modules are
+    // reset between its files. Projects never share a process (the pool starts fresh ones between
+    // them), so the isolated project's file runs after the others.
+    poolOptions: { forks: { maxForks: 3, minForks: 3, isolate: false } },
     projects: [
       {
         test: {
@@ -58,6 +62,8 @@ export default defineConfig({
           ...EACH_FILE,
           name: 'isolated',
           include: ISOLATED_TESTS,
+          // Otherwise taken from the root's pool setting above.
+          poolOptions: { forks: { isolate: true } },
         },
       },
     ],

@@ -33,3 +33,15 @@ describe("a block's resources", () => {
     expect(output).toContain("expected 'third' to be 'not third'");
   });
 });
+
+describe('file-level resources in a process that runs several files', () => {
+  it("are each file's own, closed at its end: the next file in the process registers its own closer", async () => {
+    const { code, output } = await runMisbehavingFile('top-level', 'vitest.shared.config.ts');
+    expect(code, output).toBe(0);
+    // Both ran, one after the other in one process, as the suite's shared processes run files.
+    const pids = [...output.matchAll(/top-level-[ab] ran in process (\d+)/g)].map((m) => m[1]);
+    expect(pids, output).toHaveLength(2);
+    expect(new Set(pids).size, output).toBe(1);
+    expect(output).not.toContain('left 1 thing(s) running');
+  });
+});

@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { getCurrentSuite } from 'vitest/suite';
+import { beforeAll, beforeEach } from 'vitest';
 
 import type { WarehouseKind } from '../../src/db/open-warehouse.js';
 import { createSilentLogger } from '../../src/log.js';
@@ -9,6 +8,7 @@ import { createWorker, type Worker } from '../../src/worker/worker.js';
 import { simulatorClock, workerConfig } from '../worker/helpers.js';
 
 import { createTestDatabase, type TestDatabase } from './db.js';
+import { closersFor } from './fixture-closers.js';
 
 /**
  * The set-up most test files share, "a database, a simulator, a worker", as `use*` calls made in
@@ -21,48 +21,6 @@ import { createTestDatabase, type TestDatabase } from './db.js';
  */
 export interface FixtureOptions {
   perTest?: boolean;
-}
-
-type Close = () => unknown;
-
-interface Teardowns {
-  all?: Close[];
-  each?: Close[];
-}
-
-const teardownsBySuite = new WeakMap<object, Teardowns>();
-
-/**
- * The closers of the current describe block, for its afterAll (or afterEach). The first `use*` in
- * a block registers the one hook that unwinds them: the hooks run in reverse (vitest's `stack`
- * order), so it runs after the block's own afterAll hooks declared later, which may still need
- * the database (stopping a worker, say).
- */
-function closersFor(perTest: boolean): Close[] {
-  const suite = getCurrentSuite();
-  const teardowns = teardownsBySuite.get(suite) ?? {};
-  teardownsBySuite.set(suite, teardowns);
-  const key = perTest ? 'each' : 'all';
-  let closers = teardowns[key];
-  if (!closers) {
-    const stack: Close[] = [];
-    closers = teardowns[key] = stack;
-    (perTest ? afterEach : afterAll)(() => unwind(stack));
-  }
-  return closers;
-}
-
-async function unwind(closers: Close[]): Promise<void> {
-  const errors: unknown[] = [];
-  for (let close = closers.pop(); close; close = closers.pop()) {
-    try {
-      await close();
-    } catch (err) {
-      errors.push(err);
-    }
-  }
-  if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} test resources failed to close`);
 }
 
 /**

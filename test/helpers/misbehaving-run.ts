@@ -6,11 +6,12 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
 
 /**
- * A vitest run of one file of test/setup/leaky/ (files that misbehave on purpose), with no
- * database: what it printed and its exit code, for tests of the test machinery itself.
+ * A vitest run of the files of test/setup/leaky/ (files that misbehave on purpose) that `name`
+ * matches, with no database: what it printed and its exit code, for tests of the test machinery
+ * itself. `config` is the run's configuration, one of that directory's.
  */
-export async function runMisbehavingFile(name: string): Promise<{ code: number | undefined; output: string }> {
-  return promisify(execFile)(process.execPath, [VITEST, 'run', '--config', 'test/setup/leaky/vitest.config.ts', name], {
+export async function runMisbehavingFile(name: string, config = 'vitest.config.ts'): Promise<{ code: number | undefined; output: string }> {
+  return promisify(execFile)(process.execPath, [VITEST, 'run', '--config', `test/setup/leaky/${config}`, name], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' },
     timeout: 60_000,
