@@ -6,7 +6,7 @@ import { SlowFirstSequencer } from './test/setup/slow-first.js';
 export const BROWSER_TESTS = 'test/**/*.browser.test.ts';
 
 /**
- * The files that need a fresh module graph. Every other file runs in one of three long-lived
+ * The files that need a fresh module graph. Every other file runs in one of five long-lived
  * processes, one file after another, its modules shared (not isolated): that spares each file the
  * start of a process and a fresh import of what it tests (docs/testing.md has the measured runs).
  * It works because every resource a file opens is closed in its own afterAll
@@ -40,13 +40,16 @@ export default defineConfig({
     sequence: { sequencer: SlowFirstSequencer },
     // A focused test would silently skip the rest of the suite on CI.
     allowOnly: !process.env.CI,
-    // Three processes for both projects together. As many at the end as at the start: vitest 3.2
-    // reports a process of a non-isolated pool ended while idle as "Terminating worker thread".
+    // Five processes for both projects together: the process-level files that start first spend
+    // most of a minute waiting on heartbeats and kills, and with three the two cores sat idle
+    // behind them (348 s; five: 311 s, six: 302 s but more timing under load). As many at the end
+    // as at the start: vitest 3.2 reports a process of a non-isolated pool ended while idle as
+    // "Terminating worker thread".
     // `isolate: false` here is what lets a process run more than one file: vitest 3.2's pool reads
     // it from the root config only; a project's own setting decides only whether the modules are
     // reset between its files. Projects never share a process (the pool starts fresh ones between
     // them), so the isolated project's file runs after the others.
-    poolOptions: { forks: { maxForks: 3, minForks: 3, isolate: false } },
+    poolOptions: { forks: { maxForks: 5, minForks: 5, isolate: false } },
     projects: [
       {
         test: {
