@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
+
+import { createPool } from '../src/db/pool.js';
 
 import { warehouseTempDir } from './helpers/temp-dir.js';
 import { serversOf } from './setup/run-watchdog.js';
@@ -96,4 +98,30 @@ describe('a test run leaves no server and no directory behind (test/setup/run-di
     expect(readdirSync(run.tmp)).toEqual([]);
     expect(await within(10_000, () => leftBy(run.tmp).length === 0), leftBy(run.tmp).join('\n')).toBe(true);
   }, 300_000);
+});
+
+describe("a test run drops the databases its files left on the tests' server (test/setup/global-db.ts)", () => {
+  it('when a file failed before its database was dropped', async () => {
+    const tmp = warehouseTempDir('pitwall-database-run');
+    onTestFinished(() => rmSync(tmp, { recursive: true, force: true }));
+    const child = spawn(process.execPath, [VITEST, 'run', '--config', 'test/setup/leaky/vitest.database.config.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', TMPDIR: tmp, TEST_DATABASE_URL: inject('pgAdminUrl') },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, output).toBe(1);
+    expect(output).toContain('failed on purpose');
+    const name = /left database (\w+)/.exec(output)?.[1];
+    expect(name, output).toMatch(/^pitwall_test_\d+_[0-9a-f]+$/);
+    const admin = createPool(inject('pgAdminUrl'), { max: 1 });
+    try {
+      const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      expect(rowCount).toBe(0);
+    } finally {
+      await admin.end();
+    }
+  }, 120_000);
 });

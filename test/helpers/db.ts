@@ -35,7 +35,7 @@ export async function createTestDatabase(kind: WarehouseKind = 'postgres'): Prom
   if (kind === 'embedded') return createEmbeddedDatabase();
   const adminUrl = inject('pgAdminUrl');
   const template = inject('pgTemplate');
-  const name = `pitwall_test_${randomBytes(6).toString('hex')}`;
+  const name = `${inject('pgDatabasePrefix')}${randomBytes(6).toString('hex')}`;
   const admin = createPool(adminUrl, { max: 1 });
   try {
     await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);

@@ -25,6 +25,8 @@ declare module 'vitest' {
     /** Where the server came from, for tests that say so. */
     pgSource: 'TEST_DATABASE_URL' | 'container' | 'embedded';
     pgTemplate: string;
+    /** How the names of this run's databases begin: the teardown drops any a failed file left. */
+    pgDatabasePrefix: string;
   }
 }
 
@@ -85,8 +87,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgSource', server.source);
   project.provide('pgTemplate', template);
+  const prefix = `pitwall_test_${process.pid}_`;
+  project.provide('pgDatabasePrefix', prefix);
 
   return async () => {
+    // A file whose hooks failed before its database's closer ran leaves its database behind.
+    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix]);
+    for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
     await admin.end();
     await server.stop?.();
