@@ -100,28 +100,53 @@ describe('a test run leaves no server and no directory behind (test/setup/run-di
   }, 300_000);
 });
 
-describe("a test run drops the databases its files left on the tests' server (test/setup/global-db.ts)", () => {
+/** Whether the tests' server has a database of that name. */
+async function databaseExists(name: string): Promise<boolean> {
+  const admin = createPool(inject('pgAdminUrl'), { max: 1 });
+  try {
+    return (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A real `vitest run` of the suite's setup, on this run's server, around a file that leaves its database. */
+function startDatabaseRun(ready?: string) {
+  const tmp = warehouseTempDir('pitwall-database-run');
+  onTestFinished(() => rmSync(tmp, { recursive: true, force: true }));
+  const child = spawn(process.execPath, [VITEST, 'run', '--config', 'test/setup/leaky/vitest.database.config.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', TMPDIR: tmp, TEST_DATABASE_URL: inject('pgAdminUrl'), ...(ready && { PITWALL_TEST_READY: ready }) },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
+  return { child, exited, output: () => output };
+}
+
+describe("a test run drops the databases it made on the tests' server (test/setup/run-databases.ts)", () => {
   it('when a file failed before its database was dropped', async () => {
-    const tmp = warehouseTempDir('pitwall-database-run');
-    onTestFinished(() => rmSync(tmp, { recursive: true, force: true }));
-    const child = spawn(process.execPath, [VITEST, 'run', '--config', 'test/setup/leaky/vitest.database.config.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', TMPDIR: tmp, TEST_DATABASE_URL: inject('pgAdminUrl') },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(code, output).toBe(1);
-    expect(output).toContain('failed on purpose');
-    const name = /left database (\w+)/.exec(output)?.[1];
-    expect(name, output).toMatch(/^pitwall_test_\d+_[0-9a-f]+$/);
-    const admin = createPool(inject('pgAdminUrl'), { max: 1 });
-    try {
-      const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-      expect(rowCount).toBe(0);
-    } finally {
-      await admin.end();
-    }
+    const run = startDatabaseRun();
+    expect(await run.exited, run.output()).toBe(1);
+    expect(run.output()).toContain('failed on purpose');
+    const name = /left database (\w+)/.exec(run.output())?.[1];
+    expect(name, run.output()).toMatch(/^pitwall_test_\d+_[0-9a-f]+$/);
+    expect(await databaseExists(name!)).toBe(false);
   }, 120_000);
+
+  it('when it is killed with SIGKILL, through its watchdog', async () => {
+    const ready = join(mkdtempSync(join(tmpdir(), 'pitwall-ready-')), 'ready');
+    onTestFinished(() => rmSync(join(ready, '..'), { recursive: true, force: true }));
+    const run = startDatabaseRun(ready);
+    expect(await within(120_000, () => existsSync(ready) || run.child.exitCode !== null), run.output()).toBe(true);
+    const name = readFileSync(ready, 'utf8');
+    expect(await databaseExists(name)).toBe(true);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const deadline = performance.now() + 30_000;
+    while ((await databaseExists(name)) && performance.now() < deadline) await sleep(200);
+    expect(await databaseExists(name)).toBe(false);
+  }, 180_000);
 });

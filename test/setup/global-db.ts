@@ -8,6 +8,8 @@ import { openEmbeddedServer } from '../../src/embedded/server.js';
 import { adminUrlFor, withDatabase } from '../helpers/db-url.js';
 import { warehouseTempDir } from '../helpers/temp-dir.js';
 
+import { dropRunDatabases, recordRunDatabases, type RunDatabases } from './run-databases.js';
+
 /**
  * Once per test run: find a real PostgreSQL, create one migrated template database, and hand its
  * name to the test files, which clone it (CREATE DATABASE ... TEMPLATE) for a fresh, isolated
@@ -78,8 +80,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await server.stop?.();
     throw new Error(`the tests' PostgreSQL (from ${server.source}) does not answer: ${(err as Error).message}`);
   }
+  const databases: RunDatabases = { adminUrl, prefix: `pitwall_test_${process.pid}_`, template };
+  // An embedded server lives in the run's directory and goes with it; another outlives the run.
+  if (server.source !== 'embedded' && process.env.TMPDIR) recordRunDatabases(process.env.TMPDIR, databases);
   await admin.query(`DROP DATABASE IF EXISTS ${template}`);
   await admin.query(`CREATE DATABASE ${template}`);
+  await admin.end();
   const templatePool = createPool(withDatabase(adminUrl, template), { max: 2 });
   await migrateDatabase(templatePool);
   await templatePool.end();
@@ -87,15 +93,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgSource', server.source);
   project.provide('pgTemplate', template);
-  const prefix = `pitwall_test_${process.pid}_`;
-  project.provide('pgDatabasePrefix', prefix);
+  project.provide('pgDatabasePrefix', databases.prefix);
 
   return async () => {
-    // A file whose hooks failed before its database's closer ran leaves its database behind.
-    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix]);
-    for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
-    await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
-    await admin.end();
+    // The template, and the databases of files whose hooks failed before their closers ran.
+    await dropRunDatabases(databases);
     await server.stop?.();
   };
 }

@@ -5,6 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CLUSTERS_DIR } from '../../src/embedded/cluster-home.js';
 import { postmasters, readOr, under } from '../helpers/leaks.js';
 
+import { dropRunDatabases, readRunDatabases } from './run-databases.js';
+
 /**
  * What a test run leaves when it is stopped (Ctrl-C, a kill, a crash) is removed by a watchdog.
  * A server pg_ctl starts runs in a session of its own and outlives the run, and a stopped run
@@ -12,8 +14,9 @@ import { postmasters, readOr, under } from '../helpers/leaks.js';
  * and starts this file, detached, to poll the run's PID. Once the run is gone, every PostgreSQL
  * server whose cluster is in that directory (or, relocated, in a cluster home naming a warehouse
  * directory there: src/embedded/cluster-home.ts) is stopped at once, and the directory and those
- * homes are removed. The run's own teardown does the same sweep, so a finished run leaves nothing
- * either, passed or failed.
+ * homes are removed; the databases the run made on a server outside it are dropped first
+ * (test/setup/run-databases.ts). The run's own teardown does the same, so a finished run leaves
+ * nothing either, passed or failed.
  *
  * Run as `node bin/run-ts.js test/setup/run-watchdog.ts <run pid> <run directory> [other directories]`.
  */
@@ -80,6 +83,9 @@ function signal(pid: number, name: NodeJS.Signals): void {
 async function watch(runPid: number, dir: string, also: string[]): Promise<void> {
   // The run's teardown ends this process with SIGTERM once it has swept the directory itself.
   while (running(runPid)) await sleep(POLL_MS);
+  const databases = readRunDatabases(dir);
+  // Best effort: a server that is gone has nothing left to drop.
+  if (databases) await dropRunDatabases(databases).catch(() => undefined);
   await sweepRunDir(dir);
   for (const other of also) rmSync(other, { recursive: true, force: true });
 }
