@@ -23,6 +23,7 @@ import { dropRunDatabases, readRunDatabases } from './run-databases.js';
 
 const POLL_MS = 250;
 const STOP_WAIT_MS = 10_000;
+const DROP_WAIT_MS = 15_000;
 
 /** Alive and not a zombie: a run killed but not yet reaped by its parent is gone for us. */
 export function running(pid: number): boolean {
@@ -84,8 +85,13 @@ async function watch(runPid: number, dir: string, also: string[]): Promise<void>
   // The run's teardown ends this process with SIGTERM once it has swept the directory itself.
   while (running(runPid)) await sleep(POLL_MS);
   const databases = readRunDatabases(dir);
-  // Best effort: a server that is gone has nothing left to drop.
-  if (databases) await dropRunDatabases(databases).catch(() => undefined);
+  // Best effort, and bounded: a server that is gone or does not answer must not hold up the sweep.
+  if (databases) {
+    const timer = new AbortController();
+    const bound = sleep(DROP_WAIT_MS, undefined, { signal: timer.signal }).catch(() => undefined);
+    await Promise.race([dropRunDatabases(databases).catch(() => undefined), bound]);
+    timer.abort();
+  }
   await sweepRunDir(dir);
   for (const other of also) rmSync(other, { recursive: true, force: true });
 }
