@@ -110,7 +110,12 @@ async function databaseExists(name: string): Promise<boolean> {
   }
 }
 
-/** A real `vitest run` of the suite's setup, on this run's server, around a file that leaves its database. */
+/**
+ * A real `vitest run` of the suite's setup, on this run's server, around a file that leaves its
+ * database. In a process group of its own, so that a kill reaches its test processes too, as a
+ * CI job's timeout or a closed terminal does: a test process whose vitest was killed alone can
+ * outlive it, busy (vitest 3.2).
+ */
 function startDatabaseRun(ready?: string) {
   const tmp = warehouseTempDir('pitwall-database-run');
   onTestFinished(() => rmSync(tmp, { recursive: true, force: true }));
@@ -118,12 +123,20 @@ function startDatabaseRun(ready?: string) {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', TMPDIR: tmp, TEST_DATABASE_URL: inject('pgAdminUrl'), ...(ready && { PITWALL_TEST_READY: ready }) },
     stdio: ['ignore', 'pipe', 'ignore'],
+    detached: true,
   });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
-  return { child, exited, output: () => output };
+  const kill = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // The group is gone.
+    }
+  };
+  onTestFinished(kill);
+  return { child, exited, kill, output: () => output };
 }
 
 describe("a test run drops the databases it made on the tests' server (test/setup/run-databases.ts)", () => {
@@ -136,14 +149,14 @@ describe("a test run drops the databases it made on the tests' server (test/setu
     expect(await databaseExists(name!)).toBe(false);
   }, 120_000);
 
-  it('when it is killed with SIGKILL, through its watchdog', async () => {
+  it('when it is killed with SIGKILL, test processes and all, through its watchdog', async () => {
     const ready = join(mkdtempSync(join(tmpdir(), 'pitwall-ready-')), 'ready');
     onTestFinished(() => rmSync(join(ready, '..'), { recursive: true, force: true }));
     const run = startDatabaseRun(ready);
     expect(await within(120_000, () => existsSync(ready) || run.child.exitCode !== null), run.output()).toBe(true);
     const name = readFileSync(ready, 'utf8');
     expect(await databaseExists(name)).toBe(true);
-    run.child.kill('SIGKILL');
+    run.kill();
     await run.exited;
     const deadline = performance.now() + 30_000;
     while ((await databaseExists(name)) && performance.now() < deadline) await sleep(200);
