@@ -9,8 +9,9 @@ import { describe, expect, inject, it, onTestFinished } from 'vitest';
 
 import { createPool } from '../src/db/pool.js';
 
+import { readOr } from './helpers/leaks.js';
 import { warehouseTempDir } from './helpers/temp-dir.js';
-import { serversOf } from './setup/run-watchdog.js';
+import { processesOf, serversOf } from './setup/run-watchdog.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
@@ -63,9 +64,15 @@ function startRun(hold: 'wait' | 'fail') {
   return { tmp, ready, child, exited, output: () => output };
 }
 
-/** Whatever the run made: its servers (relocated ones too), processes naming its directory, files. */
+/** Whatever the run made: its servers (relocated ones too), processes naming its directory or in it, files. */
 function leftBy(tmp: string): string[] {
-  return [...[...serversOf(tmp)].map(([pid, data]) => `server ${pid} on ${data}`), ...processesNaming(tmp), ...readdirSync(tmp)];
+  return [
+    ...[...serversOf(tmp)].map(([pid, data]) => `server ${pid} on ${data}`),
+    ...processesNaming(tmp),
+    // A test process's command line names nothing (`node (vitest 1)`); its TMPDIR does.
+    ...processesOf(tmp).map((pid) => `process ${pid} with TMPDIR in it: ${readOr(`/proc/${pid}/cmdline`, '(ended)').replaceAll('\0', ' ')}`),
+    ...readdirSync(tmp),
+  ];
 }
 
 async function stopMidRun(signal: NodeJS.Signals, child: ChildProcess, exited: Promise<number | null>) {

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { CLUSTERS_DIR } from '../../src/embedded/cluster-home.js';
-import { postmasters, readOr, under } from '../helpers/leaks.js';
+import { pids, postmasters, readOr, under } from '../helpers/leaks.js';
 
 import { dropRunDatabases, readRunDatabases } from './run-databases.js';
 
@@ -14,7 +14,8 @@ import { dropRunDatabases, readRunDatabases } from './run-databases.js';
  * and starts this file, detached, to poll the run's PID. Once the run is gone, every PostgreSQL
  * server whose cluster is in that directory (or, relocated, in a cluster home naming a warehouse
  * directory there: src/embedded/cluster-home.ts) is stopped at once, and the directory and those
- * homes are removed; the databases the run made on a server outside it are dropped first
+ * homes are removed; before that, the run's test processes, which a kill of the run alone may
+ * leave behind, are killed, and the databases it made on a server outside it are dropped
  * (test/setup/run-databases.ts). The run's own teardown does the same, so a finished run leaves
  * nothing either, passed or failed.
  *
@@ -40,6 +41,21 @@ export function serversOf(dir: string): Map<number, string> {
       return under(data, dir) || (owner !== '' && under(owner, dir));
     }),
   );
+}
+
+/**
+ * Processes other than this one started with TMPDIR in `dir`, but for PostgreSQL's (which
+ * sweepRunDir stops the way a server must be stopped): the run's test processes and what they
+ * started. A run killed alone leaves its test processes without their parent, and one may live on.
+ */
+export function processesOf(dir: string): number[] {
+  return pids().filter((pid) => {
+    if (pid === process.pid || !running(pid)) return false;
+    const argv0 = readOr(`/proc/${pid}/cmdline`, '').split('\0')[0] ?? '';
+    if (argv0.endsWith('/postgres') || argv0.startsWith('postgres')) return false;
+    const tmp = readOr(`/proc/${pid}/environ`, '').split('\0').find((entry) => entry.startsWith('TMPDIR='));
+    return tmp !== undefined && under(tmp.slice('TMPDIR='.length), dir);
+  });
 }
 
 /**
@@ -84,6 +100,7 @@ function signal(pid: number, name: NodeJS.Signals): void {
 async function watch(runPid: number, dir: string, also: string[]): Promise<void> {
   // The run's teardown ends this process with SIGTERM once it has swept the directory itself.
   while (running(runPid)) await sleep(POLL_MS);
+  for (const pid of processesOf(dir)) signal(pid, 'SIGKILL');
   const databases = readRunDatabases(dir);
   // Best effort, and bounded: a server that is gone or does not answer must not hold up the sweep.
   if (databases) {
