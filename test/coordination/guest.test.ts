@@ -31,6 +31,15 @@ function busiestSecond(times: readonly number[]): number {
   return most;
 }
 
+/**
+ * How many more the simulator may count in its busiest second than were sent in theirs. The
+ * simulator shares this process's event loop with both senders: on a loaded machine a request
+ * held up behind other work is handled beside the next one, so arrivals bunch where the sends did
+ * not (seen: 12 arrivals at a cap of 10, while each process kept its sends within its half). The
+ * pace is judged where it is kept, at the sends; the simulator's count still catches a real overrun.
+ */
+const ARRIVAL_BUNCHING = 1;
+
 /** When each process sent its requests. */
 function sendLog() {
   const sent = new Map<string, number[]>();
@@ -127,7 +136,8 @@ describe('a manual sync of a source a worker owns', () => {
     expect(busiestSecond(during(mine, guest))).toBeLessThanOrEqual(N / 2 + 1);
     // Before the guest, the worker had the whole rate.
     expect(busiestSecond(mine.filter((t) => t < guest[0]!))).toBeGreaterThanOrEqual(N - 1);
-    expect(sim.requests().bySite[1]?.peakPerSecond).toBeLessThanOrEqual(N + 1);
+    expect(busiestSecond(log.all())).toBeLessThanOrEqual(N + 1);
+    expect(sim.requests().bySite[1]?.peakPerSecond).toBeLessThanOrEqual(N + 1 + ARRIVAL_BUNCHING);
   });
 
   it('holds the key to PITWALL_MAX_RPS + 1 when a worker takes the source while a manual full already works it', async () => {
@@ -153,7 +163,7 @@ describe('a manual sync of a source a worker owns', () => {
     expect(mine.length).toBeGreaterThanOrEqual(ENOUGH);
     expect(log.of('guest').at(-1)!).toBeGreaterThan(mine.at(-1)!);
     expect(busiestSecond(log.all())).toBeLessThanOrEqual(N + 1);
-    expect(sim.requests().bySite[1]?.peakPerSecond).toBeLessThanOrEqual(N + 1);
+    expect(sim.requests().bySite[1]?.peakPerSecond).toBeLessThanOrEqual(N + 1 + ARRIVAL_BUNCHING);
   });
 });
 
