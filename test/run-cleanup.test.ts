@@ -9,7 +9,7 @@ import { describe, expect, inject, it, onTestFinished } from 'vitest';
 
 import { createPool } from '../src/db/pool.js';
 
-import { readOr } from './helpers/leaks.js';
+import { pids, readOr } from './helpers/leaks.js';
 import { warehouseTempDir } from './helpers/temp-dir.js';
 import { processesOf, serversOf } from './setup/run-watchdog.js';
 
@@ -17,9 +17,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
 
 /** Polls `check` every 100 ms until it holds or `ms` pass; returns whether it held. */
-async function within(ms: number, check: () => boolean): Promise<boolean> {
+async function within(ms: number, check: () => boolean | Promise<boolean>): Promise<boolean> {
   const deadline = performance.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (performance.now() > deadline) return false;
     await sleep(100);
   }
@@ -28,32 +28,26 @@ async function within(ms: number, check: () => boolean): Promise<boolean> {
 
 /** Processes whose command line names `dir`: a postmaster (-D), the watchdog (its argument). */
 function processesNaming(dir: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    let argv = '';
-    try {
-      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-    } catch {
-      continue;
-    }
-    if (argv.includes(dir)) found.push(`${pid}: ${argv}`);
-  }
-  return found;
+  return pids()
+    .map((pid) => `${pid}: ${readOr(`/proc/${pid}/cmdline`, '').replaceAll('\0', ' ')}`)
+    .filter((line) => line.includes(dir));
 }
 
 /**
- * A real `vitest run` of the suite's setup (no TEST_DATABASE_URL, so it starts its own server and
- * the embedded template) around a file that starts a third server and never stops it. TMPDIR is
- * a directory of this test's, so everything the run makes is in it.
+ * A real `vitest run` of the suite's setup around one file of test/setup/leaky/ that leaves
+ * something behind and says so in `ready`: `holds-a-server` (no TEST_DATABASE_URL, so the run
+ * starts its own server and the embedded template, and the file a third server) or
+ * `leaves-a-database` (on this run's server, which outlives the run). TMPDIR is a directory of
+ * this test's, so everything the run makes is in it.
  */
-function startRun(hold: 'wait' | 'fail') {
+function startRun(file: 'holds-a-server' | 'leaves-a-database', hold: 'wait' | 'fail', env: Record<string, string> = {}) {
   const tmp = warehouseTempDir('pitwall-stopped-run');
   const ready = join(mkdtempSync(join(tmpdir(), 'pitwall-ready-')), 'ready');
   onTestFinished(() => rmSync(tmp, { recursive: true, force: true }));
   onTestFinished(() => rmSync(join(ready, '..'), { recursive: true, force: true }));
-  const child = spawn(process.execPath, [VITEST, 'run', '--config', 'test/setup/leaky/vitest.stopped.config.ts'], {
+  const child = spawn(process.execPath, [VITEST, 'run', '--config', 'test/setup/leaky/vitest.suite.config.ts', file], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', TMPDIR: tmp, PITWALL_TEST_READY: ready, PITWALL_TEST_HOLD: hold },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', TMPDIR: tmp, PITWALL_TEST_READY: ready, PITWALL_TEST_HOLD: hold, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -84,7 +78,7 @@ async function stopMidRun(signal: NodeJS.Signals, child: ChildProcess, exited: P
 
 describe('a test run leaves no server and no directory behind (test/setup/run-dir.ts)', () => {
   it.each(['SIGINT', 'SIGKILL'] as const)('when it is stopped mid-run with %s', async (signal) => {
-    const run = startRun('wait');
+    const run = startRun('holds-a-server', 'wait');
     expect(await within(180_000, () => existsSync(run.ready) || run.child.exitCode !== null), run.output()).toBe(true);
     expect(existsSync(run.ready), run.output()).toBe(true);
     // The file's own server at least (the run's starts there too, unless a container gives it one).
@@ -94,7 +88,7 @@ describe('a test run leaves no server and no directory behind (test/setup/run-di
   }, 300_000);
 
   it('when it ends with a failed test that left its server running', async () => {
-    const run = startRun('fail');
+    const run = startRun('holds-a-server', 'fail');
     const code = await run.exited;
     expect(code, run.output()).toBe(1);
     expect(existsSync(run.ready)).toBe(true);
@@ -117,56 +111,25 @@ async function databaseExists(name: string): Promise<boolean> {
   }
 }
 
-/**
- * A real `vitest run` of the suite's setup, on this run's server, around a file that leaves its
- * database. In a process group of its own, so that a kill reaches its test processes too, as a
- * CI job's timeout or a closed terminal does: a test process whose vitest was killed alone can
- * outlive it, busy (vitest 3.2).
- */
-function startDatabaseRun(ready?: string) {
-  const tmp = warehouseTempDir('pitwall-database-run');
-  onTestFinished(() => rmSync(tmp, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [VITEST, 'run', '--config', 'test/setup/leaky/vitest.database.config.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', TMPDIR: tmp, TEST_DATABASE_URL: inject('pgAdminUrl'), ...(ready && { PITWALL_TEST_READY: ready }) },
-    stdio: ['ignore', 'pipe', 'ignore'],
-    detached: true,
-  });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const kill = () => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // The group is gone.
-    }
-  };
-  onTestFinished(kill);
-  return { child, exited, kill, output: () => output };
-}
-
 describe("a test run drops the databases it made on the tests' server (test/setup/run-databases.ts)", () => {
+  const onThisServer = () => ({ TEST_DATABASE_URL: inject('pgAdminUrl') });
+
   it('when a file failed before its database was dropped', async () => {
-    const run = startDatabaseRun();
+    const run = startRun('leaves-a-database', 'fail', onThisServer());
     expect(await run.exited, run.output()).toBe(1);
     expect(run.output()).toContain('failed on purpose');
-    const name = /left database (\w+)/.exec(run.output())?.[1];
+    const name = readFileSync(run.ready, 'utf8');
     expect(name, run.output()).toMatch(/^pitwall_test_\d+_[0-9a-f]+$/);
-    expect(await databaseExists(name!)).toBe(false);
+    expect(await databaseExists(name)).toBe(false);
   }, 120_000);
 
-  it('when it is killed with SIGKILL, test processes and all, through its watchdog', async () => {
-    const ready = join(mkdtempSync(join(tmpdir(), 'pitwall-ready-')), 'ready');
-    onTestFinished(() => rmSync(join(ready, '..'), { recursive: true, force: true }));
-    const run = startDatabaseRun(ready);
-    expect(await within(120_000, () => existsSync(ready) || run.child.exitCode !== null), run.output()).toBe(true);
-    const name = readFileSync(ready, 'utf8');
+  it('when it is killed with SIGKILL, through its watchdog', async () => {
+    const run = startRun('leaves-a-database', 'wait', onThisServer());
+    expect(await within(120_000, () => existsSync(run.ready) || run.child.exitCode !== null), run.output()).toBe(true);
+    const name = readFileSync(run.ready, 'utf8');
     expect(await databaseExists(name)).toBe(true);
-    run.kill();
-    await run.exited;
-    const deadline = performance.now() + 30_000;
-    while ((await databaseExists(name)) && performance.now() < deadline) await sleep(200);
-    expect(await databaseExists(name)).toBe(false);
+    await stopMidRun('SIGKILL', run.child, run.exited);
+    expect(await within(30_000, async () => !(await databaseExists(name)))).toBe(true);
+    expect(await within(30_000, () => leftBy(run.tmp).length === 0), leftBy(run.tmp).join('\n')).toBe(true);
   }, 180_000);
 });

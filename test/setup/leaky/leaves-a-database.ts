@@ -5,18 +5,14 @@ import { expect, it } from 'vitest';
 import { createTestDatabase } from '../../helpers/db.js';
 
 /**
- * Run only by test/run-cleanup.test.ts, with the suite's setup: opens a test database and never
- * drops it, as a file whose hooks failed before its closers ran. Then it fails; or, when
- * PITWALL_TEST_READY names a file, writes the database's name there and waits to be killed.
+ * Opens a test database and never drops it, as a file whose hooks failed before its closers ran,
+ * then writes its name in the file PITWALL_TEST_READY names. With PITWALL_TEST_HOLD=fail it then
+ * fails; otherwise it waits to be stopped from outside (test/run-cleanup.test.ts).
  */
 it('opens a database and never drops it', async () => {
   const db = await createTestDatabase();
-  const name = new URL(db.url).pathname.slice(1);
-  process.stdout.write(`left database ${name}\n`);
   await db.pool.end();
-  if (process.env.PITWALL_TEST_READY) {
-    writeFileSync(process.env.PITWALL_TEST_READY, name);
-    await new Promise(() => {});
-  }
-  expect('the run').toBe('failed on purpose');
+  writeFileSync(process.env.PITWALL_TEST_READY!, new URL(db.url).pathname.slice(1));
+  if (process.env.PITWALL_TEST_HOLD === 'fail') expect('the run').toBe('failed on purpose');
+  await new Promise(() => {});
 }, 600_000);
