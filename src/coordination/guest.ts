@@ -2,7 +2,8 @@ import type pg from 'pg';
 
 import { abortableSleep } from '../api/rate-limit.js';
 
-import { asObjid, BEAT_MS, PRESENCE_NAMESPACE, sourceLockId } from './lock-ids.js';
+import { BEAT_MS } from './lease.js';
+import { asObjid, PRESENCE_NAMESPACE, sourceLockId } from './lock-ids.js';
 import { globalShareOf, LOCK_PICTURE_PARAMS, LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from './lock-picture.js';
 import type { PaceShares } from './pace.js';
 

@@ -3,19 +3,15 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 
 /**
- * How often a worker beats: looks at who owns what, and writes its runs' heartbeats. Everything
- * that waits for the others to have seen a change waits one beat (and a second).
- */
-export const BEAT_MS = 5_000;
-
-/**
  * The advisory locks that say who works which source. Each is a pair (namespace, id):
  *
  * - LOCK_NAMESPACE, a source's job's id: held alone by the run of that job (or a rebuild, which
- *   takes every job's), so one source's job never runs twice at once (src/sync/sql/job-lock.ts).
+ *   takes every job's), on the run's process's lock session, so one source's job never runs twice at
+ *   once (src/sync/sql/job-lock.ts).
  * - OWNER_NAMESPACE, a source's id: held alone by the worker that owns the source, on that
  *   worker's lock session, for as long as it owns it. A worker killed with `kill -9` loses its
- *   session and with it every lock, at once; a worker that is only slow (SIGSTOP) keeps them.
+ *   session and with it every lock, at once; one stopped (SIGSTOP) past the server's idle expiry
+ *   loses it too (src/coordination/lease.ts).
  * - PRESENCE_NAMESPACE, WORKER_PRESENCE: held shared by every live worker; their number is how the
  *   cap on all sources together is shared out.
  * - PRESENCE_NAMESPACE, a source's id: held shared by a process that works a source without owning

@@ -86,7 +86,7 @@ function maskUrls(text: string): string {
 /** A database failure, classified once. The original error stays available as `cause`. */
 export class DatabaseError extends PitwallError {
   override readonly name = 'DatabaseError';
-  readonly code = 'database';
+  readonly code: string = 'database';
   readonly exitStatus = EXIT.failed;
   readonly expected = false;
   readonly sqlstate: string | undefined;

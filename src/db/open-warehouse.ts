@@ -1,14 +1,16 @@
 import type pg from 'pg';
 
 import type { Config } from '../config.js';
+import { directoryBytes, megabytes } from '../embedded/directory-size.js';
 import { EmbeddedServerError } from '../embedded/errors.js';
 import { legacyWarehouseNotice } from '../embedded/legacy.js';
 import { openEmbeddedServer, type EmbeddedServer } from '../embedded/server.js';
 import type { Logger } from '../log.js';
+import { maskUrl } from '../secrets.js';
 
 import { logCatalogKeys } from './catalog-keys.js';
 import { migrateDatabase, migrationStatus, reconcileKeys } from './migrate.js';
-import { createPool } from './pool.js';
+import { createPool, endPool } from './pool.js';
 import { warehouseUnavailable, WarehouseUnavailableError } from './warehouse-unavailable.js';
 
 export type WarehouseKind = 'postgres' | 'embedded';
@@ -24,6 +26,8 @@ export interface Warehouse {
   server?: { started: boolean; startMs: number; port: number };
   /** Embedded only: what was done that a user should know of (its cluster kept outside `dir`), also logged at info. */
   notice?: string;
+  /** Embedded only: PGDATA when it is kept outside `dir`, linked from it (as root; src/embedded/cluster-home.ts). */
+  dataElsewhere?: string;
   /** Ends the pool and, for `embedded`, leaves the server (the last to leave stops it). Safe to call twice. */
   close(): Promise<void>;
 }
@@ -46,6 +50,11 @@ export interface OpenWarehouseOptions {
    * told to `leave` it.
    */
   pending?: 'apply' | 'leave' | 'refuse';
+  /**
+   * Embedded only: log where the data is when it is kept outside the directory, every time (the
+   * worker's start), not only when it was first placed there.
+   */
+  sayWhereDataLives?: boolean;
 }
 
 /** Every schema pitwall's migrations create, drizzle's bookkeeping included. */
@@ -61,55 +70,76 @@ const PITWALL_SCHEMAS = ['mrp', 'analytics', 'pitwall', 'drizzle'];
 export async function openWarehouse(config: Config, logger: Logger, options: OpenWarehouseOptions = {}): Promise<Warehouse> {
   const max = options.poolMax ?? 10;
   if (config.databaseUrl) {
-    const pool = createPool(config.databaseUrl, { max, logger });
-    await connectOnce(pool, config.databaseUrl);
+    const pool = createPool(config.databaseUrl, { max, logger, deadlineMs: config.dbDeadlineMs });
     let closed: Promise<void> | undefined;
-    return { kind: 'postgres', pool, url: config.databaseUrl, dir: undefined, close: () => (closed ??= pool.end()) };
+    const close = () => (closed ??= endPool(pool));
+    try {
+      await connectOnce(pool, config.databaseUrl);
+      if (options.pending !== 'leave') await bringUpToDate(pool, { name: maskUrl(config.databaseUrl), embedded: false }, options.pending === 'apply', logger);
+    } catch (err) {
+      await close();
+      throw err;
+    }
+    return { kind: 'postgres', pool, url: config.databaseUrl, dir: undefined, close };
   }
   const server = await startEmbedded(config, logger, options);
-  const pool = createPool(server.url, { max, logger });
+  const pool = createPool(server.url, { max, logger, deadlineMs: config.dbDeadlineMs });
   let closed: Promise<void> | undefined;
   const close = () =>
     (closed ??= (async () => {
       try {
-        await pool.end();
+        await endPool(pool);
       } finally {
         await server.close();
       }
     })());
   try {
     if (options.fresh) await pool.query(`DROP SCHEMA IF EXISTS ${PITWALL_SCHEMAS.join(', ')} CASCADE`);
-    if (options.pending !== 'leave') await bringUpToDate(pool, server.dir, options.pending === 'apply', logger);
+    if (options.pending !== 'leave') await bringUpToDate(pool, { name: server.dir, embedded: true }, options.pending === 'apply', logger);
   } catch (err) {
     await close();
     throw err;
   }
-  const { started, startMs, port, notice } = server;
+  const { started, startMs, port, notice, dataElsewhere } = server;
   logger.debug({ dir: server.dir, port, started, ms: startMs }, 'embedded warehouse open');
-  return { kind: 'embedded', pool, url: server.url, dir: server.dir, server: { started, startMs, port }, ...(notice ? { notice } : {}), close };
+  return {
+    kind: 'embedded',
+    pool,
+    url: server.url,
+    dir: server.dir,
+    server: { started, startMs, port },
+    ...(notice ? { notice } : {}),
+    ...(dataElsewhere ? { dataElsewhere } : {}),
+    close,
+  };
 }
 
 /**
- * Applies the embedded warehouse's pending migrations, or refuses to go on where it holds data
- * and `migrate` is false: one line naming the command that applies them. Where it may migrate
- * (the worker's start), the keys that depend on the server's version are reconciled even with
- * nothing pending: the server may have been upgraded since.
+ * Applies the warehouse's pending migrations, or refuses to go on where `migrate` is false: one
+ * line naming the command that applies them. A new, empty embedded warehouse is migrated all the
+ * same (a zero-setup start is its point); a database at DATABASE_URL is never given pitwall's
+ * schemas by the way, only by `pitwall migrate` or the worker's start. Where it may migrate, the
+ * embedded warehouse's keys that depend on the server's version are reconciled even with nothing
+ * pending: its server may have been upgraded since.
  */
-async function bringUpToDate(pool: pg.Pool, dir: string, migrate: boolean, logger: Logger): Promise<void> {
+async function bringUpToDate(pool: pg.Pool, warehouse: { name: string; embedded: boolean }, migrate: boolean, logger: Logger): Promise<void> {
   const { applied: before, pending } = await migrationStatus(pool);
   if (pending === 0) {
-    if (migrate) logCatalogKeys(logger, await reconcileKeys(pool));
+    if (migrate && warehouse.embedded) logCatalogKeys(logger, await reconcileKeys(pool));
     return;
   }
-  if (before > 0 && !migrate) {
+  if (!migrate && (before > 0 || !warehouse.embedded)) {
     throw new WarehouseUnavailableError({
-      warehouse: dir,
-      problem: `it was made by an earlier pitwall and ${pending} migration${pending === 1 ? ' is' : 's are'} pending`,
-      remedy: 'run `pitwall migrate` (or start `pitwall worker`) to apply them; on a large warehouse this can take a while, and it says how long it took',
+      warehouse: warehouse.name,
+      problem: before === 0 ? 'it holds no pitwall tables yet' : `it was made by an earlier pitwall and ${pending} migration${pending === 1 ? ' is' : 's are'} pending`,
+      remedy:
+        before === 0
+          ? 'run `pitwall migrate` (or start `pitwall worker`) to create them'
+          : 'run `pitwall migrate` (or start `pitwall worker`) to apply them; on a large warehouse this can take a while, and it says how long it took',
     });
   }
   const { applied, ms, keys } = await migrateDatabase(pool);
-  if (applied > 0) logger.info({ applied, ms }, `embedded warehouse: migrations applied: ${applied} in ${ms} ms`);
+  if (applied > 0) logger.info({ applied, ms }, `${warehouse.embedded ? 'embedded warehouse: ' : ''}migrations applied: ${applied} in ${ms} ms`);
   logCatalogKeys(logger, keys);
 }
 
@@ -131,9 +161,10 @@ async function startEmbedded(config: Config, logger: Logger, options: OpenWareho
     onHousekeeping: (line) => logger.info(line),
   }).catch((err: unknown) => {
     if (!(err instanceof EmbeddedServerError)) throw err;
-    throw new WarehouseUnavailableError({ warehouse: dir, problem: err.problem, remedy: err.remedy }, { cause: err });
+    throw new WarehouseUnavailableError({ warehouse: dir, problem: err.problem, remedy: err.remedy }, { cause: err, exitStatus: err.exitStatus });
   });
   if (server.notice) logger.info(server.notice);
+  else if (options.sayWhereDataLives && server.dataElsewhere) logger.info({ data: server.dataElsewhere }, dataElsewhereLine(server.dir, server.dataElsewhere));
   if (config.sqlPort !== undefined && server.port !== config.sqlPort) {
     // Joined a server another pitwall process started before PITWALL_SQL_PORT was set (or changed).
     logger.warn(
@@ -156,4 +187,9 @@ async function connectOnce(pool: pg.Pool, url: string): Promise<void> {
     await pool.end().catch(() => undefined);
     throw warehouseUnavailable(url, err);
   }
+}
+
+/** Where the data of a warehouse directory is when it is kept elsewhere, how much, and how to remove both. */
+export function dataElsewhereLine(dir: string, data: string): string {
+  return `the PostgreSQL data of the embedded warehouse in ${dir} (${megabytes(directoryBytes(data))}) is kept in ${data} (linked from ${dir}/postgres), where its server's user can reach it; pitwall remove-warehouse removes both`;
 }

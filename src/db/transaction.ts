@@ -1,6 +1,7 @@
 import pg from 'pg';
 
 import { classifyDbError, coerceDbError, DatabaseError, sqlstateOf } from './errors.js';
+import { deadlineOf, destroyConnection } from './pool.js';
 
 export interface TransactionOptions {
   /** Tries in all, the first included (default 3). */
@@ -44,7 +45,7 @@ function isDatabaseFailure(err: unknown, connectionLost: boolean): boolean {
   return connectionLost || sqlstateOf(err) !== undefined || classifyDbError(err) === 'retryable' || err instanceof DatabaseError;
 }
 
-async function attempt<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+async function attempt<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -62,6 +63,16 @@ async function attempt<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<
   };
   client.on('error', onLost);
   client.on('end', onLost);
+  // A transaction past its deadline, or one its caller cancels, ends with its connection: a
+  // half-open link would otherwise hold it for as long as TCP takes to give up (src/db/pool.ts).
+  const deadlineMs = deadlineOf(pool);
+  const cut = (why: unknown) => {
+    onLost(why);
+    destroyConnection(client);
+  };
+  const deadline = setTimeout(() => cut(new Error(`no answer from the database within ${deadlineMs} ms`)), deadlineMs);
+  const onAbort = () => cut(signal?.reason ?? new Error('cancelled'));
+  signal?.addEventListener('abort', onAbort, { once: true });
   let discard: unknown;
   try {
     await client.query('BEGIN');
@@ -89,6 +100,8 @@ async function attempt<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<
     }
     throw dbErr;
   } finally {
+    clearTimeout(deadline);
+    signal?.removeEventListener('abort', onAbort);
     // release(err) makes the pool destroy the client instead of handing a broken one out again.
     const broken = discard ?? lost;
     client.release(broken === undefined ? undefined : broken instanceof Error ? broken : new Error(String(broken)));
@@ -116,7 +129,7 @@ export async function withTransaction<T>(
   for (let n = 1; ; n++) {
     opts.signal?.throwIfAborted();
     try {
-      return await attempt(pool, fn);
+      return await attempt(pool, fn, opts.signal);
     } catch (err) {
       if (!(err instanceof DatabaseError) || !err.retryable || n >= attempts) throw err;
       opts.onRetry?.(err, n);

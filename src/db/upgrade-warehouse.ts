@@ -61,8 +61,6 @@ export interface UpgradeReport {
   rolesLeft: string[];
   /** Whether the read-only role pitwall_reader was made again, with its password. */
   reader: boolean;
-  /** Migrations the old warehouse had pending, still pending in the new one (`pitwall migrate`). */
-  pending: number;
 }
 
 /**
@@ -74,7 +72,7 @@ export interface UpgradeReport {
  *    to it but what any start and stop write (its pid file, log, a shutdown checkpoint).
  * 2. A new cluster is made beside it (`postgres.pg18.new`, a sibling, so every move is a rename
  *    on one file system), with the same superuser password, and given the schema the old one
- *    has: its migrations, to the same level (pending ones stay pending, for `pitwall migrate`).
+ *    has: its migrations, to the same level (pending ones stay pending: the command applies them once the new cluster is in place).
  * 3. Every table is streamed across with COPY, two at a time; then the
  *    sequences, the read-only role (with its password file's password), and ANALYZE.
  * 4. Every table's rows and digest are compared on both servers. Only then, both servers
@@ -105,7 +103,7 @@ export async function upgradeWarehouse(options: UpgradeWarehouseOptions): Promis
       await stopLeftovers(dir, paths, from, to);
       const began = performance.now();
       const start = settleUpgrade(paths);
-      const report = { dir, data: paths.data, from: paths.from, to: paths.to, tables: 0, rows: 0, leftOut: [], rolesLeft: [], reader: false, pending: 0 };
+      const report = { dir, data: paths.data, from: paths.from, to: paths.to, tables: 0, rows: 0, leftOut: [], rolesLeft: [], reader: false };
       if (start.state === 'upgraded') return { ...report, outcome: 'current', kept: start.kept ? paths.kept : null, ms: 0 };
       if (start.state === 'finished') return { ...report, outcome: 'finished', kept: paths.kept, ms: Math.round(performance.now() - began) };
       const copied = await build(dir, paths, from(), to, options);
@@ -113,7 +111,7 @@ export async function upgradeWarehouse(options: UpgradeWarehouseOptions): Promis
     });
   } catch (err) {
     if (!(err instanceof EmbeddedServerError)) throw err;
-    throw new WarehouseUpgradeError({ warehouse: dir, problem: err.problem, remedy: err.remedy }, { cause: err });
+    throw new WarehouseUpgradeError({ warehouse: dir, problem: err.problem, remedy: err.remedy }, { cause: err, exitStatus: err.exitStatus });
   }
 }
 
@@ -137,7 +135,7 @@ async function stopLeftovers(dir: string, paths: UpgradePaths, from: () => PgToo
 }
 
 /** What the copy says of itself in the report. */
-type Copied = Pick<UpgradeReport, 'tables' | 'rows' | 'leftOut' | 'rolesLeft' | 'reader' | 'pending'>;
+type Copied = Pick<UpgradeReport, 'tables' | 'rows' | 'leftOut' | 'rolesLeft' | 'reader'>;
 
 async function build(dir: string, paths: UpgradePaths, from: PgTools, to: PgTools, options: UpgradeWarehouseOptions): Promise<Copied> {
   const { logger, signal } = options;
@@ -187,8 +185,8 @@ async function copyWarehouse(sourceUrl: string, targetUrl: string, dir: string, 
   const target = canonicalPool(targetUrl, logger);
   try {
     // At the old one's level; at the full level that is `pitwall migrate`, which also declares the
-    // keys this server version holds (NOT ENFORCED on 18). Below it, `pitwall migrate` does later.
-    const { applied, pending } = await migrationStatus(source);
+    // keys this server version holds (NOT ENFORCED on 18). Below it, the command migrates after the swap.
+    const { applied } = await migrationStatus(source);
     const migrated = await migrateToLevel(target, applied);
     if (migrated) logCatalogKeys(logger, migrated.keys);
     const { tables, leftOut } = await tablesToCopy(source, target);
@@ -204,7 +202,7 @@ async function copyWarehouse(sourceUrl: string, targetUrl: string, dir: string, 
     const checking = pLimit(COPY_STREAMS);
     await Promise.all(tables.map((table) => checking(() => checkCopy(source, target, table, signal))));
     logger.info(`checked ${tables.length} tables: each holds the same rows as the original`);
-    return { tables: tables.length, rows, leftOut, rolesLeft: roles.map((r) => r.rolname).filter((r) => r !== READER_ROLE), reader, pending };
+    return { tables: tables.length, rows, leftOut, rolesLeft: roles.map((r) => r.rolname).filter((r) => r !== READER_ROLE), reader };
   } finally {
     await Promise.all([source.end(), target.end()]);
   }

@@ -1,4 +1,4 @@
-import { EXIT, PitwallError } from '../errors.js';
+import { EXIT, PitwallError, type ExitStatus } from '../errors.js';
 import { maskUrl } from '../secrets.js';
 
 /**
@@ -6,12 +6,13 @@ import { maskUrl } from '../secrets.js';
  * one line a person can act on. Generic over the warehouse: the PostgreSQL server at
  * DATABASE_URL (built by `warehouseUnavailable` below) or the embedded one (its start failures
  * can be wrapped the same way, naming its directory). The original error stays as `cause`; the
- * CLI prints it only at `--log-level debug`.
+ * CLI prints it only at `--log-level debug`. It exits as `failed` unless told otherwise: a cause
+ * that is a setting's bad value (an embedded warehouse's unwritable directory) exits as `usage`.
  */
 export class WarehouseUnavailableError extends PitwallError {
   override readonly name: string = 'WarehouseUnavailableError';
   readonly code: string = 'warehouse-unavailable';
-  readonly exitStatus = EXIT.failed;
+  readonly exitStatus: ExitStatus;
   readonly expected = true;
   /** What was being opened: a URL with its password masked, or the embedded warehouse's directory. */
   readonly warehouse: string;
@@ -19,8 +20,13 @@ export class WarehouseUnavailableError extends PitwallError {
   readonly remedy: string;
 
   /** `action`: what could not be done to it, `open` unless a subclass says otherwise. */
-  constructor(details: { warehouse: string; problem: string; remedy: string }, options: { cause?: unknown } = {}, action = 'open') {
+  constructor(
+    details: { warehouse: string; problem: string; remedy: string },
+    options: { cause?: unknown; exitStatus?: ExitStatus } = {},
+    action = 'open',
+  ) {
     super(`cannot ${action} the warehouse at ${details.warehouse}: ${details.problem}; ${details.remedy}`, { cause: options.cause });
+    this.exitStatus = options.exitStatus ?? EXIT.failed;
     this.warehouse = details.warehouse;
     this.problem = details.problem;
     this.remedy = details.remedy;
@@ -73,9 +79,9 @@ const shellWord = (word: string) => (/^[\w.@%+=:,/-]+$/.test(word) ? word : `'${
 
 /**
  * A failed first connection to the PostgreSQL server at `url`, classified by SQLSTATE or socket
- * code (never by message text) into what went wrong and what to do.
+ * code (never by message text) into what went wrong and what to do; `setting` holds the URL.
  */
-export function warehouseUnavailable(url: string, err: unknown): WarehouseUnavailableError {
+export function warehouseUnavailable(url: string, err: unknown, setting = 'DATABASE_URL'): WarehouseUnavailableError {
   const t = targetOf(url);
   const at = `${t.host}:${t.port}`;
   const code = connectCode(err);
@@ -88,14 +94,14 @@ export function warehouseUnavailable(url: string, err: unknown): WarehouseUnavai
           `create it (createdb -h ${shellWord(t.host)} -p ${t.port} -U ${shellWord(t.user)} ${shellWord(t.database)}), then run pitwall migrate`,
         ];
       case '28P01': // invalid_password
-        return [`the server refused the password of user "${t.user}"`, 'check the password in DATABASE_URL'];
+        return [`the server refused the password of user "${t.user}"`, `check the password in ${setting}`];
       case '28000': // invalid_authorization_specification: no such role, or no pg_hba.conf entry
-        return [`the server refused the login (${serverSays})`, "check the user name in DATABASE_URL and the server's pg_hba.conf"];
+        return [`the server refused the login (${serverSays})`, `check the user name in ${setting} and the server's pg_hba.conf`];
       case 'ECONNREFUSED':
-        return [`nothing is listening at ${at}`, 'start the PostgreSQL server, or fix the host and port in DATABASE_URL'];
+        return [`nothing is listening at ${at}`, `start the PostgreSQL server, or fix the host and port in ${setting}`];
       case 'ENOTFOUND':
       case 'EAI_AGAIN':
-        return [`the host name "${t.host}" does not resolve`, 'check the host in DATABASE_URL'];
+        return [`the host name "${t.host}" does not resolve`, `check the host in ${setting}`];
       case 'ETIMEDOUT':
       case 'EHOSTUNREACH':
       case 'ENETUNREACH':
@@ -105,7 +111,7 @@ export function warehouseUnavailable(url: string, err: unknown): WarehouseUnavai
       case '53300': // too_many_connections
         return ['the server has no connection slot left', "lower PITWALL_CONCURRENCY, or raise the server's max_connections"];
       default:
-        return [code ? `${serverSays} (${code})` : serverSays, 'check DATABASE_URL and that the server is running'];
+        return [code ? `${serverSays} (${code})` : serverSays, `check ${setting} and that the server is running`];
     }
   })();
   return new WarehouseUnavailableError({ warehouse: maskUrl(url), problem, remedy }, { cause: err });

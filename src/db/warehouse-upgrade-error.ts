@@ -9,7 +9,7 @@ export class WarehouseUpgradeError extends WarehouseUnavailableError {
   override readonly name = 'WarehouseUpgradeError';
   override readonly code = 'warehouse-upgrade';
 
-  constructor(details: { warehouse: string; problem: string; remedy: string }, options: { cause?: unknown } = {}) {
+  constructor(details: { warehouse: string; problem: string; remedy: string }, options: ConstructorParameters<typeof WarehouseUnavailableError>[1] = {}) {
     super(details, options, 'upgrade');
   }
 }

@@ -1,24 +1,10 @@
-import type pg from 'pg';
-
-import { BEAT_MS } from '../coordination/lock-ids.js';
+import type { LockSession } from '../coordination/lock-session.js';
 import type { Logger } from '../log.js';
 
-import type { RunCounters } from './counters.js';
-import { recordHeartbeat, recordHeartbeats, type RunScopes } from './sql/sync-runs.js';
+import { rowsWritten, type RunCounters } from './counters.js';
+import { progressLine } from './run-progress.js';
+import { recordHeartbeats, type RunScopes } from './sql/sync-runs.js';
 import { buildSummary, type RunJob } from './summary.js';
-
-/**
- * How often a running run writes its progress to its pitwall.sync_runs row. Short enough that a
- * display looks alive and a dead run is recognised within a minute; long enough that the UPDATE
- * costs nothing beside the run's own writes.
- */
-export const HEARTBEAT_INTERVAL_MS = BEAT_MS;
-
-/**
- * A running run whose heartbeat is older than this (and whose job lock is free) is dead. Three
- * intervals: one late beat (a busy pool, a slow commit) never makes a live run look dead.
- */
-export const STALE_AFTER_MS = 3 * HEARTBEAT_INTERVAL_MS;
 
 /** What a heartbeat reads from its run, each time it beats. */
 export interface RunFigures {
@@ -29,87 +15,54 @@ export interface RunFigures {
   counters: RunCounters;
   /** Scopes finished so far, and known so far (the walk discovers scopes as it goes). */
   scopes: RunScopes;
+  /** The run's own logger (its id, job and source bound), for its progress lines. */
+  logger?: Logger;
+}
+
+export interface HeartbeatOptions {
+  /**
+   * Each run's progress is logged at info about this often, at a beat (a worker's: a long run
+   * would otherwise be silent between "catching up" and "run finished"); never when absent.
+   */
+  progressEveryMs?: number;
+  /** The clock progress is timed by (performance.now()); tests inject one. */
+  now?: () => number;
 }
 
 export interface Heartbeat {
-  /** Stops beating; resolves once a beat in flight has been written (or failed). Safe to call twice. */
-  stop(): Promise<void>;
+  /** The run beats no more (call before its row is finished). */
+  stop(): void;
 }
 
 /**
- * Writes the run's figures so far (totals, scopes done and known, the per-table summary with
- * status `running`) every `intervalMs`. A beat starts only after the previous one ended, so beats
- * never overlap, and a failed beat is a warning: progress reporting never fails a run.
- */
-export function startHeartbeat(pool: pg.Pool, run: RunFigures, logger: Logger, intervalMs = HEARTBEAT_INTERVAL_MS): Heartbeat {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let beating: Promise<void> = Promise.resolve();
-
-  const beat = async () => {
-    const summary = buildSummary(run.runId, run.job, 'running', run.started, run.counters, undefined);
-    try {
-      await recordHeartbeat(pool, run.runId, run.counters.totals(), run.scopes, summary);
-    } catch (err) {
-      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not record the run heartbeat');
-    }
-  };
-
-  const schedule = () => {
-    timer = setTimeout(() => {
-      beating = beat().then(() => {
-        if (!stopped) schedule();
-      });
-    }, intervalMs);
-    // The run keeps the process alive; a pending beat must not.
-    timer.unref();
-  };
-
-  schedule();
-  return {
-    stop: async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await beating;
-    },
-  };
-}
-
-/** Where a run's heartbeat comes from: its own timer (startHeartbeat), or its process's beat (HeartbeatGroup). */
-export type StartHeartbeat = (run: RunFigures, logger: Logger) => Heartbeat;
-
-/**
- * The heartbeats of every run of one process, written together: one statement per beat, however
- * many runs are going (a worker with a hundred sources running beats as cheaply as with one).
+ * The heartbeats of every run of one process, written together by the process's beat on its lock
+ * session: one statement per beat, however many runs are going. Written there, and nowhere else,
+ * a heartbeat proves that its process held its lease when it was written, which is what lets the
+ * rule on dead runs (src/sync/sql/dead-runs.ts) trust its age.
  */
 export class HeartbeatGroup {
   private readonly runs = new Set<RunFigures>();
-  private beating: Promise<void> = Promise.resolve();
-  private readonly timer: NodeJS.Timeout;
+  /** When each run's progress was last logged (its start, before the first line). */
+  private readonly logged = new WeakMap<RunFigures, number>();
 
   constructor(
-    private readonly pool: pg.Pool,
     private readonly logger: Logger,
-    intervalMs = HEARTBEAT_INTERVAL_MS,
-  ) {
-    this.timer = setInterval(() => {
-      // A beat starts only after the previous one ended.
-      this.beating = this.beating.then(() => this.beat());
-    }, intervalMs);
-    this.timer.unref();
+    private readonly options: HeartbeatOptions = {},
+  ) {}
+
+  /** Runs going now. */
+  get size(): number {
+    return this.runs.size;
   }
 
-  readonly start: StartHeartbeat = (run) => {
+  start(run: RunFigures): Heartbeat {
     this.runs.add(run);
-    return {
-      stop: async () => {
-        this.runs.delete(run);
-        await this.beating;
-      },
-    };
-  };
+    return { stop: () => void this.runs.delete(run) };
+  }
 
-  private async beat(): Promise<void> {
+  /** Writes every going run's figures so far; a failed write is a warning (the lease decides what a lost session means). */
+  async write(session: LockSession): Promise<void> {
+    if (this.runs.size === 0) return;
     const beats = [...this.runs].map((run) => ({
       runId: run.runId,
       totals: run.counters.totals(),
@@ -117,15 +70,25 @@ export class HeartbeatGroup {
       summary: buildSummary(run.runId, run.job, 'running', run.started, run.counters, undefined),
     }));
     try {
-      await recordHeartbeats(this.pool, beats);
+      await recordHeartbeats(session, beats);
     } catch (err) {
+      // A lost session is said once, by its owner; the runs stop with it.
+      if (session.lost.aborted) return;
       this.logger.warn({ err: err instanceof Error ? err.message : String(err), runs: beats.length }, 'could not record the runs\' heartbeat');
     }
+    this.logProgress();
   }
 
-  /** Stops beating once the beat in flight has been written. */
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.beating;
+  /** One line per run whose last progress line (or start) is `progressEveryMs` old. */
+  private logProgress(): void {
+    const every = this.options.progressEveryMs;
+    if (every === undefined) return;
+    const now = (this.options.now ?? (() => performance.now()))();
+    for (const run of this.runs) {
+      if (now - (this.logged.get(run) ?? run.started) < every) continue;
+      this.logged.set(run, now);
+      const line = progressLine(run.scopes, run.counters.requests, rowsWritten(run.counters.tables), now - run.started);
+      (run.logger ?? this.logger).info(line.fields, `progress: ${line.text}`);
+    }
   }
 }

@@ -30,13 +30,14 @@ export function apiClientOptions(config: Config & { apiKey: string }, logger: Lo
 /**
  * The upstream client of one sync run, configured from the run's settings, keeping to its
  * source's pace in this process (`pace`), counting its requests and retries into the run's
- * counters, and stopping at `halt` (a drain, an abort or a fatal error elsewhere in the run).
+ * counters, and stopping at `halt` (a drain, an abort or a fatal error elsewhere in the run) or
+ * when `held` throws (the run's lease ran out).
  */
 export function createRunClient(
   deps: SyncDeps,
-  run: { source: string; counters: RunCounters; logger: Logger; halt: AbortSignal; pace: ProcessPace },
+  run: { source: string; counters: RunCounters; logger: Logger; halt: AbortSignal; held: () => void; pace: ProcessPace },
 ): ApiClient {
-  const { source, counters, logger, halt } = run;
+  const { source, counters, logger, halt, held } = run;
   const { maxRps, globalMaxRps, concurrency } = deps.config;
   const pace = run.pace.of(source, { maxRps, globalMaxRps, concurrency });
   // PITWALL_CONCURRENCY bounds the requests in flight upstream, and only them: the client holds
@@ -61,7 +62,9 @@ export function createRunClient(
     },
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     sleep,
-    limiter: { acquire: (s) => pace.limiter.acquire(halting(s)) },
+    // The lease is read last, as the request's turn comes: a process resumed after a pause past its
+    // deadline sends nothing, not even a request whose turn came before the pause.
+    limiter: { acquire: (s) => pace.limiter.acquire(halting(s)).then(held) },
     observer: {
       onRequest: (e) => {
         counters.requests += 1;

@@ -13,10 +13,16 @@ export interface CatchUpHistory {
   /** When the latest of those ended (or started, when it never recorded an end). */
   lastFailedAt?: Date;
   /**
-   * A run of it recorded `running`, after dead runs were marked: its last sign of life, and
-   * whether a session holds the job's lock (then it is alive in another process).
+   * A run of it recorded `running`: its last sign of life, and whether it is alive by the rule on
+   * dead runs (src/sync/sql/dead-runs.ts): its heartbeat is younger than STALE_AFTER_MS.
    */
-  running?: { lastBeatAt: Date; lockHeld: boolean; run: RunningRun };
+  running?: {
+    lastBeatAt: Date;
+    alive: boolean;
+    /** Its process is known gone: this machine's, and its pid is no longer here (goneHere). */
+    gone?: boolean;
+    run: RunningRun;
+  };
 }
 
 /** A run recorded running: its id, and whether this process is the one running it. */
@@ -68,9 +74,10 @@ export function decideCatchUp(
   if (!behind) return { job, action: 'none' };
   const failedCatchUps = history?.failedCatchUps ?? 0;
   const running = history?.running;
-  if (running?.lockHeld) return { job, action: 'elsewhere', run: running.run };
-  if (running) {
-    // A second past staleness, so the dead-run check that precedes the next look marks it.
+  if (running?.alive) return { job, action: 'elsewhere', run: running.run };
+  if (running && !running.gone) {
+    // Alive a moment ago by the database's clock, dead by this machine's: looked at again a second
+    // past staleness, so the two clocks never disagree on it.
     const retryAt = new Date(running.lastBeatAt.getTime() + staleAfterMs + 1000);
     if (retryAt > now) return { job, action: 'wait', reason: 'unconfirmed', lastSuccess, lastFired, failedCatchUps, retryAt };
   }

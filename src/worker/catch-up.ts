@@ -2,9 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type pg from 'pg';
 
+import { BEAT_MS, STALE_AFTER_MS } from '../coordination/lease.js';
 import { previousFire } from '../cron/previous-fire.js';
 import type { Logger } from '../log.js';
-import { STALE_AFTER_MS } from '../sync/heartbeat.js';
 import type { JobName } from '../sync/jobs.js';
 import type { RunSummary } from '../sync/run.js';
 import { markDeadRuns } from '../sync/sql/dead-runs.js';
@@ -26,6 +26,8 @@ export interface CatchUpOptions {
    * the failed catch-ups since the last success (catchingUpMessage reads it back for the log).
    */
   run: (job: JobName, fire: string) => Promise<Pick<RunSummary, 'status'>>;
+  /** Whether a run of this process is going now: one of its own recorded running but not going is dead. */
+  going?: (runId: number) => boolean;
 }
 
 export interface CatchUp {
@@ -66,12 +68,12 @@ function whereRunning(run: RunningRun): string {
 }
 
 async function decide(options: CatchUpOptions): Promise<CatchUpDecision[]> {
-  let history = await catchUpHistory(options.pool, options.source);
-  // A run recorded running whose lock is free may be dead: dead runs are marked first, so a
-  // catch-up that died counts as failed rather than as running.
-  if (Object.values(history).some((h) => h?.running && !h.running.lockHeld)) {
-    await markDeadRuns(options.pool);
-    history = await catchUpHistory(options.pool, options.source);
+  let history = await catchUpHistory(options.pool, options.source, options.going);
+  // A dead run is marked first, so a catch-up that died counts as abandoned rather than as running.
+  if (Object.values(history).some((h) => h?.running && !h.running.alive)) {
+    const gone = Object.values(history).flatMap((h) => (h?.running?.gone ? [h.running.run.runId] : []));
+    await markDeadRuns(options.pool, STALE_AFTER_MS, gone);
+    history = await catchUpHistory(options.pool, options.source, options.going);
   }
   const now = new Date();
   return options.jobs.map(({ job, cron }) =>
@@ -108,48 +110,62 @@ export function startCatchUp(options: CatchUpOptions): CatchUp {
     }
   };
 
+  /** One look and what follows from it: `done` when nothing is behind or the catch-up was interrupted. */
+  const pass = async (): Promise<'done' | 'again'> => {
+    const decisions = (await decide(options)).filter((d) => !settled.has(d.job));
+    for (const d of decisions) {
+      if (d.action !== 'elsewhere') continue;
+      if (!elsewhere.has(d.job)) logger.info({ job: d.job, runId: d.run?.runId }, `catch-up of ${d.job} left to ${whereRunning(d.run)}`);
+      elsewhere.add(d.job);
+      // A full going elsewhere holds live and season up (catchUpsToRun): looked at again until it ends.
+      if (d.job !== 'full') settled.add(d.job);
+    }
+    const due = catchUpsToRun(decisions);
+    for (const d of due) {
+      if (stopped.signal.aborted) return 'done';
+      const summary = await runOne(d);
+      if (summary.status === 'interrupted') return 'done';
+      // A full's success covers live and season too (coveredLastSuccess): nothing is behind.
+      if (d.job === 'full' && summary.status === 'succeeded') return 'done';
+      if (summary.status === 'skipped' || summary.status === 'succeeded') settled.add(d.job);
+    }
+    if (due.length > 0) return 'again';
+    const waits = decisions.filter((d): d is Extract<CatchUpDecision, { action: 'wait' }> => d.action === 'wait');
+    if (decisions.some((d) => d.job === 'full' && d.action === 'elsewhere')) {
+      await sleep(ELSEWHERE_POLL_MS, undefined, { signal: stopped.signal }).catch(() => undefined);
+      return 'again';
+    }
+    if (waits.length === 0) return 'done';
+    for (const w of waits) {
+      const fields = { job: w.job, failedCatchUps: w.failedCatchUps, retryAt: w.retryAt.toISOString() };
+      if (w.reason === 'backoff') {
+        logger.warn(fields, `catch-up of ${w.job} backing off after ${w.failedCatchUps} failed catch-up(s) since its last success; next try at ${w.retryAt.toISOString()}`);
+      } else {
+        logger.info(fields, `catch-up of ${w.job} waits for a run of it recorded running to be confirmed dead or alive; next look at ${w.retryAt.toISOString()}`);
+      }
+    }
+    const until = Math.min(...waits.map((w) => w.retryAt.getTime()));
+    await sleep(Math.max(0, until - Date.now()), undefined, { signal: stopped.signal }).catch(() => undefined);
+    return 'again';
+  };
+
+  // A database that fails (a restart, a lost link) is the warehouse's trouble, not the upstream's:
+  // the catch-up looks again at every beat until it answers, said once, with no back-off.
   const loop = async () => {
+    let waiting = false;
     while (!stopped.signal.aborted) {
-      const decisions = (await decide(options)).filter((d) => !settled.has(d.job));
-      for (const d of decisions) {
-        if (d.action !== 'elsewhere') continue;
-        if (!elsewhere.has(d.job)) logger.info({ job: d.job, runId: d.run?.runId }, `catch-up of ${d.job} left to ${whereRunning(d.run)}`);
-        elsewhere.add(d.job);
-        // A full going elsewhere holds live and season up (catchUpsToRun): looked at again until it ends.
-        if (d.job !== 'full') settled.add(d.job);
-      }
-      const due = catchUpsToRun(decisions);
-      for (const d of due) {
+      try {
+        if ((await pass()) === 'done') return;
+        waiting = false;
+      } catch (err) {
         if (stopped.signal.aborted) return;
-        const summary = await runOne(d);
-        if (summary.status === 'interrupted') return;
-        // A full's success covers live and season too (coveredLastSuccess): nothing is behind.
-        if (d.job === 'full' && summary.status === 'succeeded') return;
-        if (summary.status === 'skipped' || summary.status === 'succeeded') settled.add(d.job);
+        if (!waiting) logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'catch-up waits for the database; it looks again at every beat');
+        waiting = true;
+        await sleep(BEAT_MS, undefined, { signal: stopped.signal }).catch(() => undefined);
       }
-      if (due.length > 0) continue;
-      const waits = decisions.filter((d): d is Extract<CatchUpDecision, { action: 'wait' }> => d.action === 'wait');
-      if (decisions.some((d) => d.job === 'full' && d.action === 'elsewhere')) {
-        await sleep(ELSEWHERE_POLL_MS, undefined, { signal: stopped.signal }).catch(() => undefined);
-        continue;
-      }
-      if (waits.length === 0) return;
-      for (const w of waits) {
-        const fields = { job: w.job, failedCatchUps: w.failedCatchUps, retryAt: w.retryAt.toISOString() };
-        if (w.reason === 'backoff') {
-          logger.warn(fields, `catch-up of ${w.job} backing off after ${w.failedCatchUps} failed catch-up(s) since its last success; next try at ${w.retryAt.toISOString()}`);
-        } else {
-          logger.info(fields, `catch-up of ${w.job} waits for a run of it recorded running with a free lock to be confirmed dead or alive; next look at ${w.retryAt.toISOString()}`);
-        }
-      }
-      const until = Math.min(...waits.map((w) => w.retryAt.getTime()));
-      await sleep(Math.max(0, until - Date.now()), undefined, { signal: stopped.signal }).catch(() => undefined);
     }
   };
 
-  const done = loop().catch((err: unknown) =>
-    // The database failed before a run could be recorded: the schedules take over from here.
-    logger.error({ err: err instanceof Error ? err.message : String(err) }, 'catch-up stopped; the schedules go on'),
-  );
+  const done = loop();
   return { done, fullRunning: () => full, stop: () => stopped.abort() };
 }

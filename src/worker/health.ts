@@ -23,22 +23,30 @@ async function databaseReachable(pool: pg.Pool, timeoutMs: number): Promise<stri
   }
 }
 
-/** Healthy while the schedules run and the database answers. */
+/**
+ * Healthy while the schedules run, the worker holds its lock session within its lease (without
+ * it, it owns nothing and runs nothing), and the database answers.
+ */
 export async function checkHealth(opts: {
   pool: pg.Pool;
   scheduler: Pick<Scheduler, 'alive' | 'nextRuns'> | undefined;
   stopping: boolean;
+  /** Whether the worker holds its lock session within its lease; absent where there is none to hold. */
+  session?: () => boolean;
   timeoutMs?: number;
 }): Promise<HealthReport> {
   const scheduler = opts.stopping ? 'stopping' : opts.scheduler?.alive() ? 'running' : 'stopped';
+  const session = opts.session === undefined ? undefined : opts.session() ? 'held' : 'lost';
   const dbError = await databaseReachable(opts.pool, opts.timeoutMs ?? DATABASE_CHECK_TIMEOUT_MS);
   const report: HealthReport = {
-    ok: scheduler === 'running' && dbError === null,
+    ok: scheduler === 'running' && session !== 'lost' && dbError === null,
     scheduler,
+    ...(session ? { lockSession: session } : {}),
     database: dbError === null ? 'ok' : 'unreachable',
     nextRuns: opts.scheduler?.nextRuns() ?? {},
   };
   if (scheduler !== 'running') report.reason = `scheduler is ${scheduler}`;
   else if (dbError !== null) report.reason = `database unreachable: ${dbError}`;
+  else if (session === 'lost') report.reason = 'no lock session: the worker owns no source and runs nothing until it has a new one';
   return report;
 }

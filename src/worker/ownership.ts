@@ -1,11 +1,14 @@
 import type pg from 'pg';
 
+import { abortableSleep } from '../api/rate-limit.js';
+import { startBeat, type Beat } from '../coordination/beat.js';
+import { BEAT_MS, STALE_AFTER_MS } from '../coordination/lease.js';
 import { sourceLockId, asObjid, OWNER_NAMESPACE, PRESENCE_NAMESPACE, WORKER_PRESENCE } from '../coordination/lock-ids.js';
 import { globalShareOf, LOCK_PICTURE_PARAMS, LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from '../coordination/lock-picture.js';
 import { LockSession } from '../coordination/lock-session.js';
 import type { PaceShares } from '../coordination/pace.js';
 import type { Logger } from '../log.js';
-import { HEARTBEAT_INTERVAL_MS, STALE_AFTER_MS } from '../sync/heartbeat.js';
+import type { HeartbeatGroup } from '../sync/heartbeat.js';
 
 /**
  * How long after a worker dies (`kill -9`, a lost machine) its sources' runs start again on
@@ -14,7 +17,7 @@ import { HEARTBEAT_INTERVAL_MS, STALE_AFTER_MS } from '../sync/heartbeat.js';
  * before the death) is STALE_AFTER_MS old (catch-up-plan.ts). The two waits overlap; their sum
  * bounds both, and 4 s more are left for starting the run on a busy machine.
  */
-export const TAKEOVER_BOUND_MS = HEARTBEAT_INTERVAL_MS + STALE_AFTER_MS + 1_000 + 4_000;
+export const TAKEOVER_BOUND_MS = BEAT_MS + STALE_AFTER_MS + 1_000 + 4_000;
 
 export interface OwnershipOptions {
   pool: pg.Pool;
@@ -31,16 +34,22 @@ export interface OwnershipOptions {
   hold(source: string, ms: number): void;
   /** A source with a run going or waiting here: never given up to even out shares. */
   busy(source: string): boolean;
+  /** The heartbeats of the worker's runs, written at each beat on the lock session. */
+  heartbeats: HeartbeatGroup;
+  /** Where the lock session connects, when not where the pool does (PITWALL_LOCK_DATABASE_URL). */
+  lockDatabaseUrl?: string | undefined;
 }
 
 /**
  * Which sources this worker owns. A source is owned by one worker at a time, through an advisory
  * lock on the worker's lock session (src/coordination/lock-ids.ts); the owner alone runs the
- * source's schedules, so each fire runs once. Every beat (one statement when nothing changes)
- * the worker reads who owns what, takes free sources up to its fair share (all sources over the
- * live workers, rounded up) and gives up idle ones above it. A worker that dies frees its sources
- * with its session, and the others take them at their next beat; one that is only slow
- * (SIGSTOP) keeps them, so nobody runs its jobs beside it.
+ * source's schedules, so each fire runs once. Every beat the worker writes its runs' heartbeats,
+ * reads who owns what, takes free sources up to its fair share (all sources over the live workers,
+ * rounded up) and gives up idle ones above it, all on the lock session, whose answers keep its
+ * lease (src/coordination/lease.ts). When the session is lost (a cut link, a failover, its lease
+ * run out while the process was stopped), every source is dropped at once and their runs stop;
+ * the next beat opens a new session, ends the old backend should it still live, and takes sources
+ * again.
  */
 export class Ownership {
   private session: LockSession | undefined;
@@ -51,34 +60,42 @@ export class Ownership {
    * cap on all sources by now. Ones taken at a beat count here from the next.
    */
   private settled = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private beating: Promise<void> = Promise.resolve();
+  private beat: Beat | undefined;
   private stopped = false;
+  private readonly stopping = new AbortController();
   readonly beatMs: number;
 
   constructor(private readonly options: OwnershipOptions) {
-    this.beatMs = options.beatMs ?? HEARTBEAT_INTERVAL_MS;
+    this.beatMs = options.beatMs ?? BEAT_MS;
   }
 
   /**
-   * Opens the lock session, makes the worker known and takes its first sources: at once when it is
-   * the only process at work, else one beat later, once the others have counted it in their
-   * shares of the cap on all sources. Then beats until stop().
+   * Opens the lock session and makes the worker known, then takes its first sources one beat
+   * later, once every worker started with it has made itself known too (a deploy, a compose
+   * `--scale`), so that they share the sources before any run starts. Then beats until stop().
    */
   async start(): Promise<void> {
     await this.openSession();
-    if (this.picture.processes === 1) {
-      this.beating = this.beat();
-      await this.beating;
-    }
-    this.timer = setInterval(() => {
-      this.beating = this.beating.then(() => this.beat());
-    }, this.beatMs);
+    await abortableSleep(this.beatMs, this.stopping.signal).catch(() => undefined);
+    // While the session is lost (said once, by sessionLost), the tries to open a new one are quiet.
+    const failed = (err: unknown) =>
+      (this.session?.lost.aborted ? this.options.logger.debug : this.options.logger.warn).call(
+        this.options.logger,
+        { err: err instanceof Error ? err.message : String(err) },
+        'ownership beat failed; next one in a moment',
+      );
+    await this.look().catch(failed);
+    this.beat = startBeat(() => this.look(), this.beatMs, failed);
+  }
+
+  /** Whether the worker holds a live lock session within its lease: its health says so. */
+  holdsSession(): boolean {
+    return this.session?.valid() === true;
   }
 
   /** The current lock session: the runs' job locks are taken on it. */
   lockSession(): LockSession {
-    if (!this.session) throw new Error('the worker has no lock session yet');
+    if (!this.session || this.session.lost.aborted) throw new Error('the worker holds no lock session now');
     return this.session;
   }
 
@@ -97,7 +114,8 @@ export class Ownership {
   };
 
   private async openSession(): Promise<void> {
-    const session = await LockSession.open(this.options.pool, 'worker');
+    const old = this.session;
+    const session = await LockSession.open(this.options.pool, 'worker', { connectionString: this.options.lockDatabaseUrl, replaces: old });
     try {
       await session.query('SELECT pg_advisory_lock_shared($1, $2)', [PRESENCE_NAMESPACE, WORKER_PRESENCE]);
       this.picture = lockPicture(await session.query(LOCK_PICTURE_SQL, LOCK_PICTURE_PARAMS));
@@ -106,27 +124,34 @@ export class Ownership {
       throw err;
     }
     this.session = session;
+    session.lost.addEventListener('abort', () => this.sessionLost(session), { once: true });
+    if (old) this.options.logger.info({ sources: this.options.sources.length }, 'lock session open again; taking sources at the next beat');
   }
 
-  private async beat(): Promise<void> {
+  /** Every source goes at once, in one line: their runs stop with their job locks, which lived on the session. */
+  private sessionLost(session: LockSession): void {
+    if (this.stopped || session !== this.session) return;
+    const reason = session.lost.reason as Error | undefined;
+    const sources = [...this.mine];
+    for (const source of sources) this.drop(source);
+    this.options.logger.error({ err: reason?.message, sources }, 'lost the lock session: this worker stopped every run and request of its sources, and takes sources again once it has a new session');
+  }
+
+  private async look(): Promise<void> {
     if (this.stopped) return;
-    const { logger } = this.options;
-    try {
-      if (!this.session || this.session.lost.aborted) {
-        const reason = this.session?.lost.reason as Error | undefined;
-        if (this.mine.size > 0) logger.error({ err: reason?.message, sources: [...this.mine] }, 'lost the lock session, and with it every source this worker owned; their runs stop, and the sources are taken again');
-        for (const source of [...this.mine]) this.drop(source);
-        await this.openSession();
-      }
-      const session = this.session as LockSession;
-      this.picture = lockPicture(await session.query(LOCK_PICTURE_SQL, LOCK_PICTURE_PARAMS));
-      this.settled = this.mine.size;
-      const fair = Math.ceil(this.options.sources.length / Math.max(1, this.picture.workers));
-      if (this.mine.size < fair) await this.take(session, fair - this.mine.size);
-      else if (this.mine.size > fair) await this.giveUp(session, this.mine.size - fair);
-    } catch (err) {
-      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'ownership beat failed; next one in a moment');
+    if (!this.session || this.session.lost.aborted) {
+      // Sources are taken from the next beat, as at start: after a restart or a failover every
+      // worker comes back at about this time, and each should count the others before it takes.
+      await this.openSession();
+      return;
     }
+    const session = this.session;
+    await this.options.heartbeats.write(session);
+    this.picture = lockPicture(await session.query(LOCK_PICTURE_SQL, LOCK_PICTURE_PARAMS));
+    this.settled = this.mine.size;
+    const fair = Math.ceil(this.options.sources.length / Math.max(1, this.picture.workers));
+    if (this.mine.size < fair) await this.take(session, fair - this.mine.size);
+    else if (this.mine.size > fair) await this.giveUp(session, this.mine.size - fair);
   }
 
   private async take(session: LockSession, room: number): Promise<void> {
@@ -139,6 +164,7 @@ export class Ownership {
     const taken = new Set(rows.filter((r) => r.ok).map((r) => r.id));
     const gained = free.filter((s) => taken.has(sourceLockId(s)));
     if (gained.length === 0 || this.stopped) return;
+    await this.holdWhileOthersRun(session, gained);
     for (const source of gained) this.mine.add(source);
     // The shares count this worker as the owner from now on, not from the next look.
     const owned = new Set(this.picture.owned);
@@ -151,6 +177,24 @@ export class Ownership {
       if (this.picture.guests.has(asObjid(sourceLockId(source)))) this.options.hold(source, this.beatMs + 1_000);
     }
     await this.options.gained(gained);
+  }
+
+  /**
+   * A source taken while another process's run of it is still recorded running with a fresh
+   * heartbeat sends nothing here until that run is dead by the rule: its process may have lost its
+   * session (which freed the source) and yet still be sending within its lease.
+   */
+  private async holdWhileOthersRun(session: LockSession, sources: readonly string[]): Promise<void> {
+    const rows = await session.query<{ source: string; ms: number }>(
+      `SELECT source, ceil(extract(epoch FROM max(COALESCE(heartbeat_at, started_at)) + make_interval(secs => $2::double precision / 1000) - now()) * 1000)::int AS ms
+         FROM pitwall.sync_runs WHERE source = ANY($1) AND status = 'running' GROUP BY source`,
+      [sources, STALE_AFTER_MS],
+    );
+    for (const { source, ms } of rows) {
+      if (ms <= 0) continue;
+      this.options.hold(source, ms);
+      this.options.logger.info({ source, holdMs: ms }, 'source taken while a run of it is still recorded running elsewhere: it sends nothing until that run is dead by the rule');
+    }
   }
 
   private async giveUp(session: LockSession, extra: number): Promise<void> {
@@ -169,9 +213,10 @@ export class Ownership {
   /** Stops beating and ends the session, which frees every source (call once the runs are done). */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    await this.beating;
-    for (const source of [...this.mine]) this.drop(source);
+    this.stopping.abort();
+    // The session first: a beat waiting on a link that no longer answers ends with its socket.
     await this.session?.close();
+    await this.beat?.stop();
+    for (const source of [...this.mine]) this.drop(source);
   }
 }

@@ -1,13 +1,14 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 
 import { httpGet, type Transport } from '../../src/api/http-get.js';
+import { BEAT_MS } from '../../src/coordination/lease.js';
 import { createPool } from '../../src/db/pool.js';
 import { createSilentLogger } from '../../src/log.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import type { Source } from '../../src/sources.js';
-import { HEARTBEAT_INTERVAL_MS } from '../../src/sync/heartbeat.js';
 import { runSync, type RunSummary, type SyncOptions } from '../../src/sync/run.js';
 import { createWorker, type Worker } from '../../src/worker/worker.js';
+import { measureArrivalBunching, type ArrivalBunching } from '../helpers/arrival-bunching.js';
 import type { TestDatabase } from '../helpers/db.js';
 import { useResource, useWarehouse } from '../helpers/fixture.js';
 import { testConfig } from '../helpers/sync.js';
@@ -32,13 +33,17 @@ function busiestSecond(times: readonly number[]): number {
 }
 
 /**
- * How many more the simulator may count in its busiest second than were sent in theirs. The
- * simulator shares this process's event loop with both senders: on a loaded machine a request
- * held up behind other work is handled beside the next one, so arrivals bunch where the sends did
- * not (seen: 12 arrivals at a cap of 10, while each process kept its sends within its half). The
- * pace is judged where it is kept, at the sends; the simulator's count still catches a real overrun.
+ * Arrivals bunch at the simulator, which shares this process's event loop with both senders: on a
+ * loaded machine a request held up behind other work is handled beside the next one, so the
+ * simulator counts more in a second than were sent in it (seen: 12 arrivals at a cap of 10, while
+ * each process kept its sends within its half). The pace is judged where it is kept, at the sends;
+ * the simulator's count, allowed the bunching measured in the same test, still catches an overrun.
  */
-const ARRIVAL_BUNCHING = 1;
+function bunchingOfThisTest(): ArrivalBunching {
+  const bunching = measureArrivalBunching();
+  onTestFinished(() => bunching.stop());
+  return bunching;
+}
 
 /** When each process sent its requests. */
 function sendLog() {
@@ -57,8 +62,11 @@ function sendLog() {
   };
 }
 
-/** Polls `done` every 50 ms (real time: a worker's beat is being waited for). */
-async function waitUntil(done: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+/**
+ * Polls `done` every 50 ms (real time: a worker's beat is being waited for). The bound is a hang
+ * guard below the test's own, not a budget: a busy machine took more than 20 s to send 20 requests.
+ */
+async function waitUntil(done: () => boolean, what: string, timeoutMs = 240_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!done()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -114,6 +122,7 @@ describe('a manual sync of a source a worker owns', () => {
 
   it("waits for the worker's beat, then each takes half of the source's rate: the key's busiest second stays within PITWALL_MAX_RPS + 1", async () => {
     sim.resetRequests();
+    const bunching = bunchingOfThisTest();
     const log = sendLog();
     const worker = await startWorker({ db, sim }, ENV, log.transport('worker'));
     expect(worker.owned()).toEqual(['default']);
@@ -130,18 +139,22 @@ describe('a manual sync of a source a worker owns', () => {
 
     expect(guest.length).toBeGreaterThanOrEqual(ENOUGH);
     // The guest sent nothing before the worker's next beat could have seen it.
-    expect(guest[0]! - arrived).toBeGreaterThan(HEARTBEAT_INTERVAL_MS);
+    expect(guest[0]! - arrived).toBeGreaterThan(BEAT_MS);
     expect(mine.at(-1)!).toBeGreaterThan(guest.at(-1)!);
     expect(busiestSecond(guest)).toBeLessThanOrEqual(N / 2 + 1);
     expect(busiestSecond(during(mine, guest))).toBeLessThanOrEqual(N / 2 + 1);
-    // Before the guest, the worker had the whole rate.
-    expect(busiestSecond(mine.filter((t) => t < guest[0]!))).toBeGreaterThanOrEqual(N - 1);
+    // Before the guest, the worker had the whole rate: its limiter spaced requests 1/N s apart,
+    // where half the rate never lets two come closer than 2/N s. (How many it managed in its
+    // busiest second depends on the machine; that it was allowed closer than 2/N s does not.)
+    const before = mine.filter((t) => t < guest[0]!);
+    expect(Math.min(...before.slice(1).map((t, i) => t - before[i]!))).toBeLessThan(1_500 / N);
     expect(busiestSecond(log.all())).toBeLessThanOrEqual(N + 1);
-    expect(sim.requests().bySite[1]?.peakPerSecond).toBeLessThanOrEqual(N + 1 + ARRIVAL_BUNCHING);
+    expect(sim.requests().bySite[1]?.peakPerSecond).toBeLessThanOrEqual(N + 1 + bunching.allowance(N));
   });
 
   it('holds the key to PITWALL_MAX_RPS + 1 when a worker takes the source while a manual full already works it', async () => {
     sim.resetRequests();
+    const bunching = bunchingOfThisTest();
     const log = sendLog();
     const drain = new AbortController();
     // The manual full starts alone: no worker owns the source, so it goes at once, at the whole rate.
@@ -163,7 +176,7 @@ describe('a manual sync of a source a worker owns', () => {
     expect(mine.length).toBeGreaterThanOrEqual(ENOUGH);
     expect(log.of('guest').at(-1)!).toBeGreaterThan(mine.at(-1)!);
     expect(busiestSecond(log.all())).toBeLessThanOrEqual(N + 1);
-    expect(sim.requests().bySite[1]?.peakPerSecond).toBeLessThanOrEqual(N + 1 + ARRIVAL_BUNCHING);
+    expect(sim.requests().bySite[1]?.peakPerSecond).toBeLessThanOrEqual(N + 1 + bunching.allowance(N));
   });
 });
 

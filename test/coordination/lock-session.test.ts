@@ -1,8 +1,10 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 
+import { LEASE_MS } from '../../src/coordination/lease.js';
 import { LockSession } from '../../src/coordination/lock-session.js';
 import { createPool } from '../../src/db/pool.js';
-import { tryRunLocks } from '../../src/worker/run-locks.js';
+import { tryRunLocks } from '../../src/sync/sql/job-lock.js';
+import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { useDatabase } from '../helpers/fixture.js';
 
 /**
@@ -28,11 +30,14 @@ describe('the lock session', () => {
 
   it('asks the server to drop it 25 s after its machine goes silent, and names its process', async () => {
     const session = await open();
-    const [row] = await session.query<{ idle: string; interval: string; count: string; app: string }>(
+    const [row] = await session.query<{ idle: string; interval: string; count: string; app: string; silent: string; lockWait: string }>(
       `SELECT current_setting('tcp_keepalives_idle') AS idle, current_setting('tcp_keepalives_interval') AS interval,
-              current_setting('tcp_keepalives_count') AS count, current_setting('application_name') AS app`,
+              current_setting('tcp_keepalives_count') AS count, current_setting('application_name') AS app,
+              current_setting('idle_session_timeout') AS silent, current_setting('lock_timeout') AS "lockWait"`,
     );
-    expect(row).toEqual({ idle: '10', interval: '5', count: '3', app: expect.stringMatching(new RegExp(`^pitwall worker ${process.pid}@`)) });
+    // The server also ends it after 20 s of silence (a stopped or cut-off holder), and no statement
+    // on it waits more than 2 s for a row lock.
+    expect(row).toEqual({ idle: '10', interval: '5', count: '3', app: expect.stringMatching(new RegExp(`^pitwall worker ${process.pid}@`)), silent: '20s', lockWait: '2s' });
   });
 
   it('takes a run\'s job locks together or not at all (tryRunLocks), closes the job\'s stale rows, and gives them back', async () => {
@@ -62,8 +67,32 @@ describe('the lock session', () => {
     await admin.query('SELECT pg_terminate_backend($1)', [pid]);
     await expect.poll(() => session.lost.aborted, { timeout: 5_000 }).toBe(true);
     expect(lock!.lost.aborted).toBe(true);
-    await expect(lock!.confirm()).rejects.toThrow(/lost the lock session/);
+    expect(() => lock!.held()).toThrow(/lost the lock session/);
     expect(await jobLockHolders()).toEqual([]);
     await expect(session.query('SELECT 1')).rejects.toThrow(/lost the lock session/);
+  });
+
+  it('is lost at its own deadline when its link stops answering: the query waiting on it fails and valid() says no', async () => {
+    const proxy = await startFaultProxy(db.url);
+    onTestFinished(() => proxy.close());
+    const pool = createPool(proxy.url(db.url), { max: 1 });
+    onTestFinished(() => pool.end());
+    // The real lease: a shorter one could run out during the open itself on a busy machine.
+    const opening = performance.now();
+    const session = await LockSession.open(pool, 'worker');
+    onTestFinished(() => session.close());
+    expect(session.valid()).toBe(true);
+    proxy.fault('stall');
+    const pending = session.query('SELECT 1').then(
+      () => 'answered',
+      () => 'failed',
+    );
+    // The event itself, whenever the deadline passes: no guess at how long that takes.
+    await new Promise((resolve) => session.lost.addEventListener('abort', resolve, { once: true }));
+    // Never before the deadline: the last answer's send came after the open began.
+    expect(performance.now() - opening).toBeGreaterThanOrEqual(LEASE_MS);
+    expect(session.valid()).toBe(false);
+    expect(await pending).toBe('failed');
+    expect(String((session.lost.reason as Error).message)).toMatch(new RegExp(`no answer from the database within ${LEASE_MS} ms`));
   });
 });

@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 
 import { NOT_ENFORCED_SINCE, RELATIONSHIPS, constraintName, holdsWhen, qualifiedTable } from '../../src/analytics/relationships.js';
 import { loadConfig } from '../../src/config.js';
-import { reconcileCatalogKeys, serverVersionNum } from '../../src/db/catalog-keys.js';
+import { logCatalogKeys, reconcileCatalogKeys, serverVersionNum } from '../../src/db/catalog-keys.js';
 import { migrateToLevel } from '../../src/db/migrate-to-level.js';
 import { migrateDatabase, migrationJournal, migrationStatus } from '../../src/db/migrate.js';
 import { openWarehouse } from '../../src/db/open-warehouse.js';
 import { createPool } from '../../src/db/pool.js';
-import { createSilentLogger } from '../../src/log.js';
+import { createLogger, createSilentLogger } from '../../src/log.js';
 import { withDatabase } from '../helpers/db-url.js';
 import { BACKENDS } from '../helpers/db.js';
 import { useDatabase } from '../helpers/fixture.js';
@@ -25,6 +25,19 @@ async function notEnforcedKeys(pool: pg.Pool): Promise<Array<{ name: string; com
 }
 
 const expectedKeys = () => notEnforced.map((r) => ({ name: constraintName(r), comment: holdsWhen(r) })).sort((a, b) => (a.name < b.name ? -1 : 1));
+
+describe('what a reconciliation logs', () => {
+  it('counts at info and names at debug, so a first start does not print 20 names', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'debug', destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) } });
+    const added = notEnforced.map(constraintName);
+    logCatalogKeys(logger, { serverVersionNum: NOT_ENFORCED_SINCE, added, commented: [], dropped: ['old_key'], failed: [] });
+    const info = lines.filter((l) => l.level === 30);
+    expect(info).toEqual([expect.objectContaining({ declared: added.length, commented: 0, dropped: 1 })]);
+    expect(JSON.stringify(info)).not.toContain(added[0]);
+    expect(lines.filter((l) => l.level === 20)).toEqual([expect.objectContaining({ added, commented: [], dropped: ['old_key'] })]);
+  });
+});
 
 describe('foreign keys NOT ENFORCED, reconciled on PostgreSQL 18 (embedded)', () => {
   const db = useDatabase('embedded');

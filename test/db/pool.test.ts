@@ -1,7 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { describe, expect, it, onTestFinished } from 'vitest';
 
-import { createPool } from '../../src/db/pool.js';
+import { createPool, endPool } from '../../src/db/pool.js';
+import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { useDatabase } from '../helpers/fixture.js';
+
+/** Whether a pg client's socket is gone (destroyed, so it holds no process open). */
+const socketGone = (client: pg.PoolClient) => (client as unknown as { connection: { stream: { destroyed: boolean } } }).connection.stream.destroyed;
 
 describe('a pitwall pool', () => {
   const db = useDatabase();
@@ -26,5 +31,31 @@ describe('a pitwall pool', () => {
     } finally {
       await pool.end();
     }
+  });
+
+  it('fails a connect whose link stops answering between the handshake and its first statement, instead of waiting forever', async () => {
+    const proxy = await startFaultProxy(db.url);
+    onTestFinished(() => proxy.close());
+    // Stalled once the server has said it is ready: the pool's own first statement (onConnect's
+    // SET) is the one that gets no answer, after pg-pool's connection timeout has ended.
+    proxy.fault('stall', { sticky: true, atReady: true });
+    const pool = createPool(proxy.url(db.url), { max: 1, deadlineMs: 1_000 });
+    onTestFinished(() => endPool(pool));
+    await expect(pool.query('SELECT 1')).rejects.toThrow();
+  });
+
+  it('ends within its bound when its connections, idle and checked out, stopped answering, and leaves no socket open', async () => {
+    const proxy = await startFaultProxy(db.url);
+    onTestFinished(() => proxy.close());
+    const pool = createPool(proxy.url(db.url), { max: 2 });
+    const busy = await pool.connect();
+    const idle = await pool.connect();
+    idle.release();
+    proxy.fault('stall');
+    // pg-pool asks the idle one to end and forgets it; pg then waits for the server's goodbye, which
+    // never comes: only the bound ends its socket.
+    await endPool(pool, 200);
+    expect({ busy: socketGone(busy), idle: socketGone(idle) }).toEqual({ busy: true, idle: true });
+    busy.release();
   });
 });

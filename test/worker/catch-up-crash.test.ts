@@ -5,7 +5,10 @@ import { TAKEOVER_BOUND_MS } from '../../src/worker/ownership.js';
 import { startCli } from '../helpers/cli.js';
 import { useWarehouse } from '../helpers/fixture.js';
 
-import { dbNow, logLines, NO_SCHEDULES, overlappingRuns, sleep, waitForCount } from './process.js';
+import { startWorker, until } from './faults.js';
+import { dbNow, logLines, NO_SCHEDULES, overlappingRuns, waitForCount } from './process.js';
+
+const BACKING_OFF = 'catch-up of full backing off after 2 failed catch-up(s)';
 
 /** A full walk that has reported progress (a heartbeat comes every 5 s). */
 const WALKS = `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND scopes_done > 0`;
@@ -30,7 +33,7 @@ describe('a worker that crashes during its catch-up', () => {
      * 90 s): whether it walked, when it was killed, and its catch-up's lines.
      */
     const crashOnceWalking = async (walks: number) => {
-      const worker = startCli(['worker'], env, 180_000);
+      const worker = startCli(['worker'], env);
       const walked = await waitForCount(db.pool, WALKS, walks, 90_000).then(() => true, () => false);
       worker.child.kill('SIGKILL');
       const killedAt = await dbNow(db.pool);
@@ -46,12 +49,13 @@ describe('a worker that crashes during its catch-up', () => {
     const full = second.catchUp.filter((m) => /full/.test(m) && !/waits for a run of it/.test(m));
     expect({ walked: second.walked, full }).toEqual({ walked: true, full: [expect.stringMatching(/^catching up: full/)] });
 
-    const third = startCli(['worker'], env, 180_000);
+    const third = startWorker(env);
     try {
       await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE status = 'abandoned'`, 2, 60_000);
-      // The catch-up looks again once live's and season's catch-ups, run one after the other, are done.
+      // The catch-up looks again once live's and season's catch-ups, run one after the other, are
+      // done, and says it backs off: the worker is stopped once it has said so.
       await waitForCount(db.pool, `SELECT count(DISTINCT job)::int AS n FROM pitwall.sync_runs WHERE job <> 'full' AND status = 'succeeded'`, 2, 90_000);
-      await sleep(3_000);
+      await until('the catch-up of the full has backed off', () => third.lines().some((l) => l.msg.startsWith(BACKING_OFF)), 120_000);
     } finally {
       third.child.kill('SIGTERM');
     }
@@ -69,7 +73,7 @@ describe('a worker that crashes during its catch-up', () => {
     expect(others).toEqual([{ job: 'live' }, { job: 'season' }]);
     // The first death is forgiven (the machine's, most likely); from the second the full waits the
     // backoff's first step, as after a failure.
-    const backoff = logLines(r.stderr).find((l) => l.msg.startsWith('catch-up of full backing off after 2 failed catch-up(s)'));
+    const backoff = logLines(r.stderr).find((l) => l.msg.startsWith(BACKING_OFF));
     const { rows: last } = await db.pool.query<{ at: Date }>(`SELECT max(finished_at) AS at FROM pitwall.sync_runs WHERE job = 'full'`);
     expect(new Date(String(backoff?.retryAt)).getTime() - last[0]!.at.getTime()).toBe(catchUpDelayMs(1));
     // The rerun started within the bound a dead worker's runs are taken over in, whatever else
@@ -80,5 +84,6 @@ describe('a worker that crashes during its catch-up', () => {
     );
     const said = second.catchUp;
     expect({ rerunAfterMs: fulls[0]!.ms < TAKEOVER_BOUND_MS ? 'within the bound' : fulls[0]!.ms, said }).toEqual({ rerunAfterMs: 'within the bound', said });
-  }, 240_000);
+    // A hang guard: the sum of the waits' own bounds.
+  }, 2 * (90_000 + 10_000) + 60_000 + 90_000 + 120_000 + 30_000);
 });

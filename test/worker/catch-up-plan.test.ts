@@ -79,14 +79,14 @@ describe('decideCatchUp', () => {
 });
 
 describe('decideCatchUp with a run of the job recorded running', () => {
-  it('leaves the job to it when a session holds the job\'s lock', () => {
+  it('leaves the job to it while it is alive by the rule on dead runs (a fresh heartbeat)', () => {
     const run = { runId: 7, here: false, host: 'other', pid: 41 };
-    const running = { lastBeatAt: at('2026-11-23T21:39:58Z'), lockHeld: true, run };
+    const running = { lastBeatAt: at('2026-11-23T21:39:58Z'), alive: true, run };
     expect(decideCatchUp('full', null, undefined, { failedCatchUps: 0, running }, NOW, STALE_MS)).toEqual({ job: 'full', action: 'elsewhere', run });
   });
 
-  it('waits until its heartbeat is stale when the lock is free, so a crash restarted at once does not walk again', () => {
-    const running = { lastBeatAt: at('2026-11-23T21:39:58Z'), lockHeld: false, run: { runId: 7, here: false, host: 'other', pid: 41 } };
+  it('looks again a second past staleness when the database already called it dead but this machine\'s clock does not, so the clocks never disagree on it', () => {
+    const running = { lastBeatAt: at('2026-11-23T21:39:58Z'), alive: false, run: { runId: 7, here: false, host: 'other', pid: 41 } };
     expect(decideCatchUp('full', null, undefined, { failedCatchUps: 0, running }, NOW, STALE_MS)).toMatchObject({
       action: 'wait',
       reason: 'unconfirmed',

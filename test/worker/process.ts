@@ -6,8 +6,11 @@ import type { RunningCli } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/db.js';
 import { useResource } from '../helpers/fixture.js';
 
-/** Polls `sql` (a single number `n`) until it reaches `atLeast`; real time, since a real process is being watched. */
-export async function waitForCount(db: pg.Pool, sql: string, atLeast: number, timeoutMs = 30_000): Promise<number> {
+/**
+ * Polls `sql` (a single number `n`) until it reaches `atLeast`; real time, since a real process is
+ * being watched. `timeoutMs` is a hang guard below a test's own, not a budget for the machine.
+ */
+export async function waitForCount(db: pg.Pool, sql: string, atLeast: number, timeoutMs = 240_000): Promise<number> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const n = Number((await db.query<{ n: number }>(sql)).rows[0]?.n ?? 0);

@@ -36,7 +36,7 @@ describe('a running run seen from outside the worker', () => {
       PITWALL_CRON_LIVE: '0 0 1 1 *',
       PITWALL_CRON_SEASON: '0 0 1 1 *',
       PITWALL_CRON_FULL: '0 0 1 1 *',
-    }, 120_000);
+    });
     try {
       const page = await poll(async () => {
         const res = await fetch(`http://127.0.0.1:${port}/status.json`).catch(() => null);

@@ -1,6 +1,9 @@
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadStatus, statusText } from '../../src/commands/status-report.js';
+import { LOCK_NAMESPACE, jobLockId } from '../../src/coordination/lock-ids.js';
+import { DEFAULT_SOURCE } from '../../src/db/schema/columns.js';
 import { createSilentLogger } from '../../src/log.js';
 import type { StatusPageData } from '../../src/observability/status-page/data.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
@@ -18,6 +21,7 @@ describe('a running run on the status page, /status.json, /metrics and pitwall s
   let sim: RunningSimulator;
   let worker: Worker;
   let runId: number;
+  let lockSession: pg.PoolClient | undefined;
   beforeAll(async () => {
     [db, sim] = await Promise.all([createTestDatabase(), startSimulator({ scale: 'tiny', seed: 8 })]);
     // Started first: at start it marks a running row whose job lock is free as abandoned.
@@ -33,6 +37,9 @@ describe('a running run on the status page, /status.json, /metrics and pitwall s
       [JSON.stringify(summary)],
     );
     runId = rows[0]!.run_id;
+    // Its job lock, held as a live run's process holds it: a running run whose lock nobody holds is shown as stopped.
+    lockSession = await db.pool.connect();
+    await lockSession.query('SELECT pg_advisory_lock($1, $2)', [LOCK_NAMESPACE, jobLockId(DEFAULT_SOURCE, 'full')]);
     await db.pool.query(
       `INSERT INTO pitwall.sync_runs (job, trigger, status, started_at, finished_at) VALUES
          ('live', 'cron', 'interrupted', now() - interval '2 hours', now() - interval '2 hours'),
@@ -40,6 +47,7 @@ describe('a running run on the status page, /status.json, /metrics and pitwall s
     );
   });
   afterAll(async () => {
+    lockSession?.release(true);
     await worker?.stop();
     await sim?.close();
     await db?.drop();
@@ -48,7 +56,7 @@ describe('a running run on the status page, /status.json, /metrics and pitwall s
   it('gives requests, rows written, scopes done of known, an ETA and the tables it changed in /status.json', async () => {
     const data = (await (await fetch(`${worker.url}/status.json`)).json()) as StatusPageData;
     expect(data.running).toEqual([
-      expect.objectContaining({ run_id: runId, job: 'full', trigger: 'catch-up', requests: 51, rows_written: 3849, scopes_done: 50, scopes_total: 200, eta: 'estimated' }),
+      expect.objectContaining({ run_id: runId, job: 'full', trigger: 'catch-up', requests: 51, rows_written: 3849, scopes_done: 50, scopes_total: 200, eta: 'estimated', lock_held: true }),
     ]);
     // 150 scopes left at 50 a minute.
     expect(data.running[0]?.eta_seconds).toBeGreaterThanOrEqual(179);
@@ -68,7 +76,8 @@ describe('a running run on the status page, /status.json, /metrics and pitwall s
     expect(html).toContain('<span class="status-interrupted">interrupted</span>');
     expect(html).not.toMatch(/<tr class="failed"><td class="n">\d+<\/td><td>live<\/td><td>cron<\/td><td><span class="status-interrupted">/);
     expect(html).toMatch(/<tr class="failed"><td class="n">\d+<\/td><td>season<\/td><td>cron<\/td><td><span class="status-abandoned">abandoned/);
-    expect(html).toContain('1 of the last 3 runs did not succeed.');
+    // How things stand now: the season's latest finished run was abandoned; the interrupted live is no failure.
+    expect(/<div class="behind" id="headline">.*?<\/div>/s.exec(html)?.[0]).toMatch(/<li>season: its latest finished run \(\d+\) abandoned; last success never<\/li><\/ul>/);
   });
 
   it('exports its progress as gauges at scrape time', async () => {
@@ -83,13 +92,13 @@ describe('a running run on the status page, /status.json, /metrics and pitwall s
     await db.pool.query(`UPDATE pitwall.sync_runs SET scopes_done = 50 WHERE run_id = $1`, [runId]);
   });
 
-  it('is in pitwall status too, with next runs it computes from its own settings', async () => {
-    const [report] = await loadStatus(db.pool, [{ name: 'default', nextRuns: { full: '2027-01-01T00:00:00.000Z' } }]);
+  it('is in pitwall status too, with next runs from the schedules the worker owning the source recorded', async () => {
+    const [report] = await loadStatus(db.pool, [{ name: 'default' }]);
     if (!report) throw new Error('no report of the default source');
     expect(report.running).toEqual([expect.objectContaining({ run_id: runId, requests: 51, rows_written: 3849, scopes_done: 50, scopes_total: 200 })]);
     const text = statusText(report);
-    expect(text).toContain('Next runs (from this process\'s cron settings');
-    expect(text).toMatch(/full\s+2027-01-01T00:00:00.000Z/);
+    expect(text).toMatch(/^Next runs \(the schedules of worker \d+@\S+, which owns this source\)$/m);
+    expect(text).toMatch(/^live\s+\d{4}-01-01T04:00:00\.000Z$/m);
     expect(text).toMatch(/catch-up\s.*\s51\s+3849\s+50 \/ 200\s+~3 min left/);
   });
 });

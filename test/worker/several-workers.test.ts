@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { HEARTBEAT_INTERVAL_MS } from '../../src/sync/heartbeat.js';
+import { BEAT_MS } from '../../src/coordination/lease.js';
+import { measureArrivalBunching } from '../helpers/arrival-bunching.js';
 import { runCli, startCli, type CliResult, type RunningCli } from '../helpers/cli.js';
 import { useWarehouse } from '../helpers/fixture.js';
 import { useSourcesFile } from '../helpers/sources.js';
@@ -53,6 +54,8 @@ interface Scenario {
   /** Sources owned per worker pid, once every full was done and the shares had evened out. */
   evenedOut: Map<number, number>;
   runs: Run[];
+  /** The arrivals a second at the simulator may count above a key's rate + 1, measured while they ran. */
+  bunching: number;
 }
 
 /**
@@ -73,7 +76,8 @@ describe('three worker processes on one database, three sources, an empty wareho
       PITWALL_DB_POOL_SIZE: String(POOL_SIZE),
       PITWALL_LOG_LEVEL: 'info',
     });
-    const workers: RunningCli[] = Array.from({ length: REPLICAS }, () => startCli(['worker'], env, 180_000));
+    const bunching = measureArrivalBunching();
+    const workers: RunningCli[] = Array.from({ length: REPLICAS }, () => startCli(['worker'], env));
     let manualRunning = false;
     let sampling = true;
     let peakConnections = 0;
@@ -98,7 +102,7 @@ describe('three worker processes on one database, three sources, an empty wareho
       // A worker gives up its idle sources above its share at its next beat, the others take them at theirs.
       // Two taking at once may both try the same free source: the one that lost takes the next at its next beat.
       const oneEach = (owners: Map<number, number>) => workers.every((w) => owners.get(w.child.pid!) === 1);
-      const deadline = performance.now() + 4 * HEARTBEAT_INTERVAL_MS;
+      const deadline = performance.now() + 4 * BEAT_MS;
       do {
         await new Promise((r) => setTimeout(r, 250));
         evenedOut = await ownersNow(watcher);
@@ -109,9 +113,10 @@ describe('three worker processes on one database, three sources, an empty wareho
       sampling = false;
       await sampler;
       const exits = await stopAll(workers);
+      bunching.stop();
       const logs = await Promise.all(workers.map(async (w) => (await w.exited).stderr));
       const { rows: runs } = await watcher.query<Run>(`SELECT run_id, source, job, trigger, status, pid, requests FROM pitwall.sync_runs ORDER BY run_id`);
-      seen = { pids: workers.map((w) => w.child.pid!), exits, logs, manual: manual!, peakConnections, lockSessions, evenedOut, runs };
+      seen = { pids: workers.map((w) => w.child.pid!), exits, logs, manual: manual!, peakConnections, lockSessions, evenedOut, runs, bunching: bunching.allowance(MAX_RPS) };
     }
   }, 240_000);
 
@@ -169,8 +174,9 @@ describe('three worker processes on one database, three sources, an empty wareho
     for (const [i, name] of SITES.entries()) {
       const sent = seen.runs.filter((r) => r.source === name).reduce((n, r) => n + r.requests, 0);
       expect({ name, requests: bySite[i + 1]?.requests }).toEqual({ name, requests: sent });
-      // Evenly spaced at MAX_RPS, a one-second window holds MAX_RPS arrivals, one more at its edges.
-      expect(bySite[i + 1]?.peakPerSecond ?? Infinity, name).toBeLessThanOrEqual(MAX_RPS + 1);
+      // Evenly spaced at MAX_RPS, a one-second window holds MAX_RPS arrivals, one more at its edges,
+      // and those this process's held-up event loop stamped together (test/helpers/arrival-bunching.ts).
+      expect(bySite[i + 1]?.peakPerSecond ?? Infinity, name).toBeLessThanOrEqual(MAX_RPS + 1 + seen.bunching);
     }
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { createSilentLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
@@ -11,7 +11,14 @@ import { workerConfig } from './helpers.js';
 import { waitForCount } from './process.js';
 import { inconsistentScopes } from './scope-consistency.js';
 
+/**
+ * PITWALL_SHUTDOWN_TIMEOUT_MS of the drain's test: so long that a drain of 150 ms requests never
+ * reaches it, however busy the machine, while a run left to go on (or cancelled at it) would show.
+ */
+const DRAIN_ROOM_MS = 45_000;
+/** PITWALL_SHUTDOWN_TIMEOUT_MS of the cancel's test, whose responses are held for HELD_MS. */
 const TIMEOUT_MS = 3_000;
+const HELD_MS = 60_000;
 const LOADED = `SELECT count(*)::int AS n FROM pitwall.sync_state WHERE status = 'ok'`;
 
 describe('SIGTERM during pitwall sync', () => {
@@ -25,7 +32,6 @@ describe('SIGTERM during pitwall sync', () => {
       MRP_API_BASE_URL: sim.url,
       MRP_API_KEY: sim.key,
       PITWALL_MAX_RPS: '0',
-      PITWALL_SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS),
       PITWALL_REQUEST_TIMEOUT_MS: '60000',
     };
   });
@@ -39,13 +45,13 @@ describe('SIGTERM during pitwall sync', () => {
   it('lets in-flight requests finish, ends the run interrupted, exits 130, and keeps every committed scope whole', async () => {
     sim.setFaults({ latencyMs: 150 });
     sim.resetRequests();
-    const cli = startCli(['sync', '--job', 'full'], env);
+    const cli = startCli(['sync', '--job', 'full'], { ...env, PITWALL_SHUTDOWN_TIMEOUT_MS: String(DRAIN_ROOM_MS) });
     await waitForCount(db.pool, LOADED, 15);
     const sent = performance.now();
     cli.child.kill('SIGTERM');
     const r = await cli.exited;
-    // Requests take 150 ms, so draining takes well under the timeout.
-    expect(r.exitedAt - sent).toBeLessThan(TIMEOUT_MS);
+    // The drain ended the run, not the timeout.
+    expect(r.exitedAt - sent).toBeLessThan(DRAIN_ROOM_MS);
     expect(r.code).toBe(130);
     const run = await lastRun();
     expect(run).toMatchObject({ status: 'interrupted' });
@@ -58,17 +64,20 @@ describe('SIGTERM during pitwall sync', () => {
   });
 
   it('cancels a request still in flight when the timeout passes', async () => {
-    const cli = startCli(['sync', '--job', 'full'], env);
-    // From now on every response stalls for a minute: only the abort can end the run.
-    sim.setFaults({ rate: 1, kinds: ['slow'], slowMs: 60_000 });
+    const cli = startCli(['sync', '--job', 'full'], { ...env, PITWALL_SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS) });
+    // From now on every response is held: only the abort can end the run.
+    sim.setFaults({ rate: 1, kinds: ['slow'], slowMs: HELD_MS });
     await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE status = 'running'`, 1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A held request is in flight when the signal comes.
+    const before = sim.requests().total;
+    await vi.waitFor(() => expect(sim.requests().total).toBeGreaterThan(before), { timeout: HELD_MS, interval: 20 });
     const sent = performance.now();
     cli.child.kill('SIGTERM');
     const r = await cli.exited;
     expect(r.code).toBe(130);
+    // It waited out the timeout, then cancelled rather than waiting for the held answers.
     expect(r.exitedAt - sent).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
-    expect(r.exitedAt - sent).toBeLessThan(TIMEOUT_MS + 3_000);
+    expect(r.exitedAt - sent).toBeLessThan(HELD_MS);
     expect(await lastRun()).toMatchObject({ status: 'interrupted' });
     expect((await inconsistentScopes(db.pool, sim.url)).inconsistent).toEqual([]);
   });

@@ -32,7 +32,7 @@ describe('a manual sync of the job a worker is running', () => {
     // ~110 requests at 4 at a time and 400 ms each: the worker's full outlasts a manual sync's start-up.
     sim.setFaults({ latencyMs: 400 });
     const env = { DATABASE_URL: db.url, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0' };
-    const worker = startCli(['worker'], { ...env, ...NO_SCHEDULES }, 120_000);
+    const worker = startCli(['worker'], { ...env, ...NO_SCHEDULES });
     try {
       await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 1, 60_000);
       const manual = await runCli(['sync', '--job', 'full'], env);

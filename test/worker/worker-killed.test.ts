@@ -17,7 +17,7 @@ describe('a worker killed (kill -9) halfway through a full sync, beside another 
   it('loses its source to the live worker, whose catch-up reruns the full within TAKEOVER_BOUND_MS of the kill, to the truth', async () => {
     // At 8 requests a second a tiny full (~110 requests) lasts ~14 s: long enough to be killed halfway.
     const env = sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, [sim.key], { ...NO_SCHEDULES, PITWALL_MAX_RPS: '8', PITWALL_LOG_LEVEL: 'info' });
-    const workers = [startCli(['worker'], env, 180_000), startCli(['worker'], env, 180_000)];
+    const workers = [startCli(['worker'], env), startCli(['worker'], env)];
     let killed: number | undefined;
     let killedAt = new Date(0);
     let rerun = false;
@@ -60,5 +60,5 @@ describe('a worker killed (kill -9) halfway through a full sync, beside another 
     const shown = JSON.stringify(JSON.parse(status.stdout));
     expect(shown).toContain('"abandoned"');
     expect(shown).toContain('"succeeded"');
-  }, 180_000);
+  });
 });

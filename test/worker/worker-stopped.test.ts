@@ -1,62 +1,65 @@
 import { describe, expect, it } from 'vitest';
 
-import { STALE_AFTER_MS } from '../../src/sync/heartbeat.js';
-import { TAKEOVER_BOUND_MS } from '../../src/worker/ownership.js';
-import { runCli, startCli } from '../helpers/cli.js';
-import { useWarehouse } from '../helpers/fixture.js';
+import { LEASE_MS, SERVER_IDLE_EXPIRY_MS } from '../../src/coordination/lease.js';
+import { startCli } from '../helpers/cli.js';
+import { startFaultProxy } from '../helpers/fault-proxy.js';
+import { useResource, useWarehouse } from '../helpers/fixture.js';
 import { useSourcesFile } from '../helpers/sources.js';
 import { diffAgainstTruth, fetchTruth } from '../helpers/warehouse.js';
 
-import { CLEAN_EXIT, NO_SCHEDULES, overlappingRuns, sleep, stopAll, waitForCount } from './process.js';
+import { CLEAN_EXIT, logLines, NO_SCHEDULES, overlappingRuns, sleep, stopAll, waitForCount } from './process.js';
 
 const SOURCE = 'track-a';
 
 /**
- * A worker that is only slow (SIGSTOP: a paused container, a long GC, a swapped-out machine) keeps
- * its session and with it its locks. Stopped for as long as a dead worker takes to be replaced
- * (TAKEOVER_BOUND_MS: a beat, a stale heartbeat and the catch-up's second), and so past every
- * timeout in it, it must still be the only one running its source's full.
+ * A worker that is stopped (SIGSTOP: a paused container, a swapped-out machine) halfway through a
+ * full, beside another worker. Past the server's idle expiry its session ends and its source
+ * passes to the other worker, which runs the full again once the stopped one's run is dead by the
+ * rule. Resumed, the stopped worker finds its lease run out before anything else: it sends not one
+ * more request (its upstream traffic goes through a proxy of the test's, which counts it) and
+ * writes nothing, says so in one line, and opens a new session.
  */
 describe('a worker stopped (SIGSTOP) halfway through a full sync, beside another worker', () => {
   const { db, sim } = useWarehouse('postgres', { scale: 'tiny', seed: 13, sites: 1 });
   const sourcesEnv = useSourcesFile([SOURCE]);
+  const upstream = useResource('the stopped worker\'s upstream proxy', () => startFaultProxy(sim.url), (p) => p.close());
 
-  it('keeps its source: nobody runs the full beside it, a manual sync of it is skipped, and resumed it finishes to the truth', async () => {
-    const env = sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, [sim.key], { ...NO_SCHEDULES, PITWALL_MAX_RPS: '8' });
-    const workers = [startCli(['worker'], env, 180_000), startCli(['worker'], env, 180_000)];
-    let stopped: number | undefined;
+  it('loses its source to the other worker, and resumed it sends and writes nothing more, says so once and works again', async () => {
+    const env = sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, [sim.key], { ...NO_SCHEDULES, PITWALL_MAX_RPS: '8', PITWALL_LOG_LEVEL: 'info' });
+    const stoppedOne = startCli(['worker'], { ...env, MRP_API_BASE_URL: upstream.url(sim.url) });
+    await waitForCount(db.pool, `SELECT max(requests)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 20, 60_000);
+    const other = startCli(['worker'], env);
+    const workers = [stoppedOne, other];
+    let sentAfterResume = -1;
     try {
-      await waitForCount(db.pool, `SELECT max(requests)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 40, 60_000);
-      const { rows } = await db.pool.query<{ pid: number }>(`SELECT pid FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`);
-      stopped = rows[0]?.pid;
-      const owner = workers.find((w) => w.child.pid === stopped);
-      expect(owner).toBeDefined();
-      owner!.child.kill('SIGSTOP');
-      const since = performance.now();
+      stoppedOne.child.kill('SIGSTOP');
+      // Counted while it is stopped, as late as can be: what it had written before the signal took
+      // hold the kernel still delivers (and the proxy reads) during the stop; that is not a send.
+      let sentBefore = 0;
       try {
-        // Its heartbeat is stale now; only its lock says it lives. A manual sync marks dead runs first.
-        await sleep(STALE_AFTER_MS + 1_000);
-        const manual = await runCli(['sync', '--job', 'full', '--source', SOURCE], env);
-        expect(manual.code).toBe(3);
-        await sleep(TAKEOVER_BOUND_MS - (performance.now() - since));
-        const { rows: meanwhile } = await db.pool.query(`SELECT trigger, status, pid FROM pitwall.sync_runs WHERE job = 'full' ORDER BY run_id`);
-        expect(meanwhile).toEqual([
-          { trigger: 'catch-up', status: 'running', pid: stopped },
-          { trigger: 'manual', status: 'skipped', pid: expect.any(Number) },
-        ]);
+        // The other worker reruns the full once the server has ended the stopped one's session.
+        await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND pid = ${other.child.pid} AND requests > 0`, 1, SERVER_IDLE_EXPIRY_MS + 60_000);
       } finally {
-        owner!.child.kill('SIGCONT');
+        sentBefore = upstream.bytesFromClients();
+        stoppedOne.child.kill('SIGCONT');
       }
+      // Long enough for anything the resumed worker still meant to send to have gone out.
+      await sleep(LEASE_MS / 2);
+      sentAfterResume = upstream.bytesFromClients() - sentBefore;
       await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 1, 60_000);
     } finally {
       expect(await stopAll(workers)).toEqual(workers.map(() => CLEAN_EXIT));
     }
-    const { rows: runs } = await db.pool.query(`SELECT job, trigger, status, pid = $1 AS stopped_one FROM pitwall.sync_runs ORDER BY run_id`, [stopped]);
+    expect(sentAfterResume).toBe(0);
+    const { rows: runs } = await db.pool.query(`SELECT job, trigger, status, pid FROM pitwall.sync_runs ORDER BY run_id`);
     expect(runs).toEqual([
-      { job: 'full', trigger: 'catch-up', status: 'succeeded', stopped_one: true },
-      { job: 'full', trigger: 'manual', status: 'skipped', stopped_one: false },
+      { job: 'full', trigger: 'catch-up', status: 'abandoned', pid: stoppedOne.child.pid },
+      { job: 'full', trigger: 'catch-up', status: 'succeeded', pid: other.child.pid },
     ]);
     expect(await overlappingRuns(db.pool)).toEqual([]);
+    const said = logLines((await stoppedOne.exited).stderr).map((l) => l.msg);
+    expect(said.filter((m) => m.startsWith('lost the lock session'))).toHaveLength(1);
+    expect(said).toContain('lock session open again; taking sources at the next beat');
     expect(await diffAgainstTruth(db.pool, await fetchTruth(sim.url, sim.key), SOURCE)).toEqual({});
-  }, 150_000);
+  }, 200_000);
 });

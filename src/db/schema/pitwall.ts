@@ -43,6 +43,17 @@ export const syncRuns = pitwall.table(
     /** The `PITWALL_SHAPES` file the run's rows were derived under, and the SHA-256 of its bytes; NULL without one. */
     shapes_file: text('shapes_file'),
     shapes_digest: text('shapes_digest'),
+    /**
+     * Whether the run's walk reached its end (every scope it found was visited): false while it
+     * runs and when it stopped before, NULL for a run that never walked (skipped, or recorded
+     * before pitwall continued runs). A run stopped before its end is continued by the next run
+     * of its job (docs/reliability.md).
+     */
+    walk_done: boolean('walk_done'),
+    /** The stopped run of the same job and source this one continues; NULL for a run that started afresh. */
+    continues_run_id: bigint('continues_run_id', { mode: 'number' }),
+    /** Requests the earlier parts sent (the runs this one continues, back to the one that started afresh). */
+    requests_before: integer('requests_before').notNull().default(0),
   },
   (t) => [
     index('sync_runs_job_started_idx').on(t.source, t.job, t.started_at),
@@ -76,7 +87,7 @@ export const syncState = pitwall.table(
     failure_kind: text('failure_kind'),
     /** Runs in a row whose visit of this scope failed with `failure_kind`; 0 once it loads. */
     failed_runs: integer('failed_runs').notNull().default(0),
-    /** Set aside: runs skip the scope until then (a failure kind repeated in two runs in a row); NULL = tried every run. */
+    /** Set aside: runs skip the scope until then (a failure kind repeated in two or three runs in a row); NULL = tried every run. */
     set_aside_until: tstz('set_aside_until'),
   },
   (t) => [
@@ -202,4 +213,12 @@ export const configuredSources = pitwall.table('sources', {
   last_configured_at: tstz('last_configured_at').notNull().default(sql`now()`),
   unconfigured_since: tstz('unconfigured_since'),
   retired_at: tstz('retired_at'),
+  /**
+   * The schedules the worker that owns the source runs (cron per job, and their time zone), as it
+   * wrote them when it took the source (src/sync/sql/source-schedules.ts): `pitwall status` reads
+   * its next runs from them, not from its own settings.
+   */
+  schedules: jsonb('schedules'),
+  scheduled_by: text('scheduled_by'),
+  scheduled_at: tstz('scheduled_at'),
 });

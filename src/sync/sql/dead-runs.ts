@@ -1,20 +1,26 @@
 import type pg from 'pg';
 
-import { LOCK_NAMESPACE, runLockIds } from '../../coordination/lock-ids.js';
+import { STALE_AFTER_MS } from '../../coordination/lease.js';
+import { goneHere } from '../../coordination/local-process.js';
 import { coerceDbError } from '../../db/errors.js';
 import { queryWithRetry } from '../../db/transaction.js';
-import { STALE_AFTER_MS } from '../heartbeat.js';
-import { JOB_NAMES } from '../jobs.js';
-
-
-/** Every job a sync_runs row can name: each live run holds its job's locks. */
-const RUN_JOBS = [...JOB_NAMES, 'rebuild'] as const;
 
 export interface DeadRun {
   runId: number;
   source: string;
   job: string;
 }
+
+/**
+ * The one rule that decides a run is dead: still `running`, and its heartbeat (its start, if it
+ * never beat) older than STALE_AFTER_MS on the server's clock. Heartbeats are written by their
+ * process's beat on its lock session, and a process stops its runs when that beat has gone
+ * unanswered for LEASE_MS, which is shorter: so a run this rule calls dead has stopped sending and
+ * writing, whatever happened to its process or its links (src/coordination/lease.ts). `$stale`
+ * is the SQL that names the bound in ms.
+ */
+export const deadRun = (stale: string, alias = ''): string =>
+  `${alias}status = 'running' AND COALESCE(${alias}heartbeat_at, ${alias}started_at) < now() - make_interval(secs => ${stale}::double precision / 1000)`;
 
 /** The error a dead run's row gets, naming the process that ran it. */
 const DEAD_ERROR = `format('its process (pid %s on %s) stopped reporting progress; marked abandoned at its last heartbeat', pid, host)`;
@@ -30,34 +36,18 @@ export const ABANDON = `status = 'abandoned', finished_at = COALESCE(heartbeat_a
 const CANNOT_WRITE = new Set(['42501', '25006']);
 
 /**
- * Marks `abandoned` every run still `running` whose process is gone: no session holds the
- * advisory lock(s) its run holds (a read-only look at pg_locks in this database; the lock is
- * never taken, so a check never makes a real run skip) and its heartbeat is older than
- * `staleAfterMs`. Both are needed: the lock is free for a moment while a run's lock connection is
- * replaced, and a heartbeat can be late on a busy pool. Any command may call it (status, sync,
- * rebuild, the worker, the status page); a session that cannot write marks nothing.
+ * Marks `abandoned` every run the rule (deadRun) calls dead, and the runs of `gone` (whose
+ * process is known gone: src/coordination/local-process.ts), so that what `status`, the status
+ * page and `retire-source` show is how things stand. Any command may call it; a session that cannot
+ * write marks nothing. A run's next owner does not need it: the job lock's statement closes the
+ * job's dead runs itself (src/sync/sql/job-lock.ts).
  */
-export async function markDeadRuns(db: pg.Pool, staleAfterMs = STALE_AFTER_MS): Promise<DeadRun[]> {
+export async function markDeadRuns(db: pg.Pool, staleAfterMs = STALE_AFTER_MS, gone: readonly number[] = []): Promise<DeadRun[]> {
   try {
-    // The lock ids are computed here, not in SQL, so first the sources that have running runs
-    // (the partial index on running runs makes this a lookup of a few rows).
-    const { rows: running } = await queryWithRetry<{ source: string }>(db, `SELECT DISTINCT source FROM pitwall.sync_runs WHERE status = 'running'`);
-    if (running.length === 0) return [];
-    const locks = running.flatMap(({ source }) => RUN_JOBS.flatMap((job) => runLockIds(source, job).map((id) => ({ source, job, id }))));
     const { rows } = await queryWithRetry<{ run_id: string; source: string; job: string }>(
       db,
-      `WITH run_locks(source, job, id) AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]))
-       UPDATE pitwall.sync_runs r SET ${ABANDON}
-        WHERE r.status = 'running'
-          AND COALESCE(r.heartbeat_at, r.started_at) < now() - make_interval(secs => $4::double precision / 1000)
-          AND NOT EXISTS (
-            SELECT 1 FROM run_locks k
-              JOIN pg_locks l ON l.objid = k.id::oid
-             WHERE k.source = r.source AND k.job = r.job
-               AND l.locktype = 'advisory' AND l.classid = $5::oid AND l.objsubid = 2 AND l.granted
-               AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
-       RETURNING r.run_id, r.source, r.job`,
-      [locks.map((k) => k.source), locks.map((k) => k.job), locks.map((k) => k.id), staleAfterMs, LOCK_NAMESPACE],
+      `UPDATE pitwall.sync_runs SET ${ABANDON} WHERE ${deadRun('$1')} OR (status = 'running' AND run_id = ANY($2::bigint[])) RETURNING run_id, source, job`,
+      [staleAfterMs, gone],
     );
     return rows.map((r) => ({ runId: Number(r.run_id), source: r.source, job: r.job }));
   } catch (err) {
@@ -67,14 +57,13 @@ export async function markDeadRuns(db: pg.Pool, staleAfterMs = STALE_AFTER_MS): 
 }
 
 /**
- * Runs of one source's `job` still marked running, closed the same way. Called only while
- * holding that job's lock, so no live process can own them, whatever their heartbeat's age.
+ * markDeadRuns with every run this machine's processes left running and no longer run (goneHere)
+ * among the dead, as a run's next owner counts them (src/sync/sql/job-lock.ts): what a look at
+ * the runs (`status`, the status page, the metrics) calls dead is what the next run would.
  */
-export async function markAbandoned(db: pg.Pool | pg.ClientBase, source: string, job: string): Promise<number> {
-  const { rowCount } = await queryWithRetry(
-    db,
-    `UPDATE pitwall.sync_runs SET ${ABANDON} WHERE source = $2 AND job = $1 AND status = 'running'`,
-    [job, source],
+export async function markDeadRunsSeenHere(db: pg.Pool, staleAfterMs = STALE_AFTER_MS): Promise<DeadRun[]> {
+  const { rows } = await db.query<{ run_id: number; host: string | null; pid: number | null }>(
+    `SELECT run_id::int, host, pid FROM pitwall.sync_runs WHERE status = 'running'`,
   );
-  return rowCount ?? 0;
+  return markDeadRuns(db, staleAfterMs, rows.filter((r) => goneHere(r.host, r.pid)).map((r) => r.run_id));
 }

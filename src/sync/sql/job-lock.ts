@@ -1,155 +1,64 @@
-import type pg from 'pg';
-
+import { STALE_AFTER_MS } from '../../coordination/lease.js';
+import { goneHere } from '../../coordination/local-process.js';
 import { jobLockId, LOCK_NAMESPACE } from '../../coordination/lock-ids.js';
+import type { LockSession } from '../../coordination/lock-session.js';
 import type { JobLock } from '../../coordination/types.js';
-import { coerceDbError, DatabaseError } from '../../db/errors.js';
+
+import { ABANDON, deadRun } from './dead-runs.js';
 
 export type { JobLock } from '../../coordination/types.js';
 
-
-/** Tries to take the lock back after its connection drops, waiting this long before each. */
-const RETAKE_DELAYS_MS = [0, 100, 400, 1000];
-
-type Watcher = (err?: unknown) => void;
-
-/**
- * A pooled connection holding the lock, or null when another session holds it. `watch` is
- * attached before the first query: while checked out, the connection can drop at any moment and
- * the pool no longer listens for it.
- */
-async function takeOn(pool: pg.Pool, id: number, watch: Watcher): Promise<pg.PoolClient | null> {
-  const client = await pool.connect();
-  client.on('error', watch);
-  client.on('end', watch);
-  try {
-    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_NAMESPACE, id]);
-    if (rows[0]?.ok) return client;
-    giveBack(client, watch);
-    return null;
-  } catch (err) {
-    giveBack(client, watch, err);
-    throw err;
-  }
-}
-
-/** Back to the pool (or, after an error, destroyed); the pool's own listener takes over at once. */
-function giveBack(client: pg.PoolClient, watch: Watcher, err?: unknown): void {
-  client.release(err === undefined ? undefined : err instanceof Error ? err : new Error(String(err)));
-  client.off('error', watch);
-  client.off('end', watch);
+interface Taken {
+  id: number;
+  ok: boolean;
+  /** Runs of these jobs recorded running, alive by the rule and not known gone. */
+  alive: Array<{ run_id: number; host: string | null; pid: number | null }> | null;
 }
 
 /**
- * Takes the session-level advisory lock of one source's job on a dedicated connection, or returns null when
- * another process (a worker on any machine, or a manual `pitwall sync`) holds it. The lock lives
- * as long as that connection: a process that dies releases it with its session.
+ * The job locks of one run of `source`, taken on its process's lock session together or not at
+ * all: a worker's run, a manual sync and a rebuild take them the same way. Null when another
+ * session holds one, or when a run of one of those jobs (or a rebuild, which holds them all) is
+ * still recorded running with a fresh heartbeat: its lock may be free only because its process's
+ * session was cut, while the process itself still works within its lease. A run whose process is
+ * known gone (this machine's, its pid no longer here: goneHere) is as dead as a stale one. Taken,
+ * the same statement closes the jobs' dead runs (deadRun).
  *
- * The connection stays checked out for the whole run, where the pool no longer listens for its
- * errors: a backend terminated under it (a failover, pg_terminate_backend) would emit an
- * unhandled 'error' and crash the process. So the lock watches its own connection and, when it
- * drops, takes the lock back on a fresh one. Until the old backend has exited it still holds
- * the lock, so a refusal is retried a few times before it counts as another process's; if the
- * lock cannot be taken back, `lost` is aborted.
+ * The lock session's lock_timeout bounds the wait on a dead run's row, which a late write may hold.
  */
-export async function tryJobLock(pool: pg.Pool, source: string, job: string): Promise<JobLock | null> {
-  const id = jobLockId(source, job);
-
-  const lost = new AbortController();
-  let holder: { client: pg.PoolClient; watch: Watcher } | null = null;
-  let released = false;
-  let retaking: Promise<void> = Promise.resolve();
-
-  /** A watcher for one connection: when it is the holder and drops, the lock is taken back. */
-  const watcher = (): Watcher => {
-    const watch: Watcher = (err) => {
-      if (holder?.watch !== watch) return;
-      const { client } = holder;
-      holder = null;
-      const cause = coerceDbError(err ?? new Error('job lock connection ended'));
-      giveBack(client, watch, cause);
-      if (!released) retaking = retake(cause);
-    };
-    return watch;
-  };
-
-  const take = async (): Promise<boolean> => {
-    const watch = watcher();
-    const client = await takeOn(pool, id, watch);
-    if (client) holder = { client, watch };
-    return client !== null;
-  };
-
-  const retake = async (cause: DatabaseError): Promise<void> => {
-    let last: unknown = cause;
-    let refused = false;
-    for (const delay of RETAKE_DELAYS_MS) {
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      if (released) return;
-      try {
-        if (await take()) return;
-        refused = true;
-      } catch (err) {
-        last = err;
-        refused = false;
-      }
-    }
-    const failure = coerceDbError(last);
-    const why = refused ? 'another process took it' : failure.message;
-    lost.abort(new DatabaseError(`job ${job}: lost its lock when the lock's connection dropped (${why})`, { cause: last, sqlstate: failure.sqlstate, retryable: false }));
-  };
-
-  if (!(await take())) return null;
-  return {
-    lost: lost.signal,
-    confirm: async () => {
-      await retaking;
-      lost.signal.throwIfAborted();
-    },
-    release: async () => {
-      if (released) return;
-      released = true;
-      await retaking;
-      const h = holder;
-      holder = null;
-      if (!h) return;
-      try {
-        await h.client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_NAMESPACE, id]);
-        giveBack(h.client, h.watch);
-      } catch (err) {
-        // The session is gone, and the lock with it; discard the connection.
-        giveBack(h.client, h.watch, err);
-      }
-    },
-  };
+export async function tryRunLocks(session: LockSession, source: string, jobs: readonly string[], job: string, staleAfterMs = STALE_AFTER_MS): Promise<JobLock | null> {
+  const ids = jobs.map((j) => jobLockId(source, j));
+  const names = [...new Set([...jobs, job, 'rebuild'])];
+  let gone: number[] = [];
+  // At most twice: again only when every run in the way is found gone from this machine.
+  for (;;) {
+    const taken = await take(session, ids, [source, names, staleAfterMs, gone]);
+    if (taken.every((t) => t.ok && !t.alive)) return session.jobLocks(ids);
+    const held = taken.filter((t) => t.ok).map((t) => t.id);
+    if (held.length > 0) await session.unlockJobs(held);
+    const alive = taken[0]?.alive ?? [];
+    const found = alive.filter((r) => goneHere(r.host, r.pid)).map((r) => Number(r.run_id));
+    if (gone.length > 0 || !taken.every((t) => t.ok) || found.length === 0 || found.length < alive.length) return null;
+    gone = found;
+  }
 }
 
-/**
- * Every lock of `jobs`, taken in the order given, or null (holding none) when another process
- * holds any of them. One lock that lost its connection for good aborts the whole set's `lost`.
- */
-export async function tryJobLocks(pool: pg.Pool, source: string, jobs: readonly string[]): Promise<JobLock | null> {
-  const held: JobLock[] = [];
-  const releaseAll = async () => {
-    for (const lock of [...held].reverse()) await lock.release();
-  };
+async function take(session: LockSession, ids: readonly number[], [source, names, staleAfterMs, gone]: [string, string[], number, number[]]): Promise<Taken[]> {
+  const dead = `((${deadRun('$5')}) OR run_id = ANY($6::bigint[]))`;
   try {
-    for (const job of jobs) {
-      const lock = await tryJobLock(pool, source, job);
-      if (!lock) {
-        await releaseAll();
-        return null;
-      }
-      held.push(lock);
-    }
+    return await session.query<Taken>(
+      `WITH taken AS MATERIALIZED (SELECT id, pg_try_advisory_lock($1, id) AS ok FROM unnest($2::int[]) AS id),
+            alive AS MATERIALIZED (SELECT json_agg(json_build_object('run_id', run_id, 'host', host, 'pid', pid)) AS runs
+                                     FROM pitwall.sync_runs WHERE source = $3 AND job = ANY($4) AND status = 'running' AND NOT ${dead}),
+            closed AS (UPDATE pitwall.sync_runs SET ${ABANDON}
+                        WHERE source = $3 AND job = ANY($4) AND status = 'running' AND ${dead}
+                          AND (SELECT bool_and(ok) FROM taken) AND (SELECT runs FROM alive) IS NULL)
+       SELECT id, ok, (SELECT runs FROM alive) AS alive FROM taken`,
+      [LOCK_NAMESPACE, ids, source, names, staleAfterMs, gone],
+    );
   } catch (err) {
-    await releaseAll();
+    // Session locks outlive a failed statement: give back whatever it took.
+    await session.unlockJobs(ids).catch(() => undefined);
     throw err;
   }
-  return {
-    lost: AbortSignal.any(held.map((l) => l.lost)),
-    confirm: async () => {
-      for (const lock of held) await lock.confirm();
-    },
-    release: releaseAll,
-  };
 }
