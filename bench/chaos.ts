@@ -2,11 +2,12 @@
  * `npm run chaos`: the chaos proof as a report a person can read. Starts its own simulator,
  * creates a fresh database on the server given by DATABASE_URL or TEST_DATABASE_URL (default
  * postgres://postgres@127.0.0.1:5432/postgres), faults a quarter of all upstream requests with
- * every fault kind mixed, re-runs the sync until it reports success, compares the warehouse
- * with the simulator's ground truth, prints the figures and drops the database.
+ * every fault kind mixed, stops the first runs partway (each continued by the next), re-runs the
+ * sync until it reports success, compares the warehouse with the simulator's ground truth, prints
+ * the figures and drops the database.
  *
  * Options: --scale tiny|small|medium (default small), --seed N (default 31), --rate 0..1
- * (default 0.25), --max-runs N (default 30). Exit code 0 when a run succeeded and the warehouse
+ * (default 0.25), --max-runs N (default 30), --interruptions N (default 3). Exit code 0 when a run succeeded and the warehouse
  * matches the truth, 1 when not, 2 for bad options.
  */
 import { randomBytes } from 'node:crypto';
@@ -28,17 +29,20 @@ function options() {
       seed: { type: 'string', default: '31' },
       rate: { type: 'string', default: '0.25' },
       'max-runs': { type: 'string', default: '30' },
+      interruptions: { type: 'string', default: '3' },
     },
   });
   const scale = values.scale as 'tiny' | 'small' | 'medium';
   const seed = Number(values.seed);
   const rate = Number(values.rate);
   const maxRuns = Number(values['max-runs']);
+  const interruptions = Number(values.interruptions);
   if (!['tiny', 'small', 'medium'].includes(scale)) throw new Error('--scale must be tiny, small or medium');
   if (!Number.isInteger(seed)) throw new Error('--seed must be an integer');
   if (!(rate >= 0 && rate <= 1)) throw new Error('--rate must be a number from 0 to 1');
   if (!(Number.isInteger(maxRuns) && maxRuns >= 1)) throw new Error('--max-runs must be a positive integer');
-  return { scale, seed, rate, maxRuns };
+  if (!(Number.isInteger(interruptions) && interruptions >= 0 && interruptions < maxRuns)) throw new Error('--interruptions must be an integer from 0 to --max-runs - 1');
+  return { scale, seed, rate, maxRuns, interruptions };
 }
 
 function print(r: ChaosReport, o: ReturnType<typeof options>): void {
@@ -80,7 +84,7 @@ async function main(): Promise<number> {
   await admin.query(`CREATE DATABASE ${name}`);
   const url = withDatabase(server, name);
   const pool = createPool(url, { max: 8, applicationName: 'pitwall-chaos' });
-  out(`chaos: ${o.scale} world, seed ${o.seed}, ${Math.round(o.rate * 100)}% of requests faulted, up to ${o.maxRuns} runs`);
+  out(`chaos: ${o.scale} world, seed ${o.seed}, ${Math.round(o.rate * 100)}% of requests faulted, the first ${o.interruptions} run(s) stopped partway, up to ${o.maxRuns} runs`);
   out(`database: ${maskUrl(url)} (created for this report, dropped after)`);
   try {
     await migrateDatabase(pool);
@@ -88,7 +92,7 @@ async function main(): Promise<number> {
       db: { pool, url },
       ...o,
       onRun: (n, s) =>
-        out(`run ${String(n).padStart(2)}: ${s.status.padEnd(9)} ${String(s.requests).padStart(5)} requests, ${String(s.retries).padStart(4)} retries, ` +
+        out(`run ${String(n).padStart(2)}: ${s.status.padEnd(11)} ${String(s.requests).padStart(5)} requests${s.continues ? ` (continues run ${s.continues.runId})` : ''}, ${String(s.retries).padStart(4)} retries, ` +
           `${s.scopes.failed} failed and ${s.scopes.invalid} RequestValid-0 scopes, ${(s.durationMs / 1000).toFixed(1)} s`),
     });
     print(report, o);

@@ -32,6 +32,8 @@ export interface ScopeCounts {
   failed: number;
   /** Skipped: set aside after failing the same way in runs before (pitwall.sync_state.set_aside_until). */
   setAside: number;
+  /** Finished by the earlier parts of a continued run (docs/reliability.md): not asked for again. */
+  carried: number;
 }
 
 /** Rows a run wrote (inserted, updated or marked deleted) across its tables; unchanged rows are not written. */
@@ -46,7 +48,7 @@ const zero = (): TableCounts => ({ inserted: 0, updated: 0, unchanged: 0, seenAg
 /** Everything a run counts; mutated only by the run that owns it. */
 export class RunCounters {
   readonly tables: Partial<Record<WarehouseTableName, TableCounts>> = {};
-  readonly scopes: ScopeCounts = { loaded: 0, unchanged: 0, invalid: 0, failed: 0, setAside: 0 };
+  readonly scopes: ScopeCounts = { loaded: 0, unchanged: 0, invalid: 0, failed: 0, setAside: 0, carried: 0 };
   requests = 0;
   retries = 0;
   /** Distinct unmodelled fields seen, per endpoint: set once, at the end of a run, from its ShapeTracker. */
@@ -81,6 +83,7 @@ export class RunCounters {
     this.scopes.invalid += other.scopes.invalid;
     this.scopes.failed += other.scopes.failed;
     this.scopes.setAside += other.scopes.setAside;
+    this.scopes.carried += other.scopes.carried;
     this.requests += other.requests;
     this.retries += other.retries;
     this.repairedBodies += other.repairedBodies;

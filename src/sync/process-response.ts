@@ -24,6 +24,7 @@ import type { ShapeTracker } from './shape/tracker.js';
 import { insertFieldErrors } from './sql/field-errors.js';
 import { insertRejects } from './sql/rejects.js';
 import { keepResponse } from './sql/responses.js';
+import { fenceRun } from './sql/sync-runs.js';
 import { recordScopeSuccess, scopeKey, type ScopeTouches } from './sql/sync-state.js';
 
 export interface ProcessContext {
@@ -264,5 +265,7 @@ async function load(
   for (const e of extracted.fieldErrors) local.add(e.table, { fieldErrors: 1 });
   await insertFieldErrors(client, at, extracted.fieldErrors);
   if (kept) await keepResponse(client, { ...at, endpoint: ep.name, responseHash: scope.bodyHash }, kept.body, kept.versions);
+  // Last, so the run's row is locked only from here to COMMIT.
+  await fenceRun(client, runId);
   return local;
 }

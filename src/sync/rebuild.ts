@@ -87,7 +87,7 @@ async function rebuild(deps: RebuildDeps, options: RebuildOptions, run: RunConte
     const secrets = deps.config.apiKey ? [deps.config.apiKey] : [];
     const pace = { concurrency: deps.config.concurrency, pageSize: options.pageSize ?? 200, halt: run.halt, scopes: run.scopes, secrets };
     await rebuildScopes(ctx, selection(options.endpoints), pace);
-    await run.lock.confirm();
+    run.held();
   } catch (err) {
     return thrownOutcome(run, err, 'rebuild');
   }

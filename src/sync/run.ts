@@ -7,23 +7,26 @@ import { DEFAULT_SOURCE } from '../db/schema/columns.js';
 import type { Logger } from '../log.js';
 
 import { classifyBadBody } from './bad-body.js';
-import type { RunCounters } from './counters.js';
+import { rowsWritten, type RunCounters } from './counters.js';
 import { DimensionCache } from './dimension-cache.js';
-import type { Endpoint, Params } from './endpoints.js';
+import { childrenOf, type Endpoint, type Params } from './endpoints.js';
 import type { Seed } from './extract/types.js';
 import { jobPhases, type JobName, type JobPhase } from './jobs.js';
+import { keptSeeds } from './kept-seeds.js';
 import { KEY_REFUSED_MESSAGE } from './key-refusal.js';
 import { knownBodyTest, processResponse, recordUnchanged, type ProcessContext } from './process-response.js';
 import { failureAnswer, RootAnswers, type RootAnswer } from './root-answers.js';
 import { createRunClient } from './run-client.js';
 import { withPace } from './run-pace.js';
+import { progressLine } from './run-progress.js';
 import { runInShell, thrownOutcome, type RunContext, type RunOutcome } from './run-shell.js';
 import { describeScopeFailure, isScopeFailure, type ScopeStage } from './scope-failure.js';
 import { loadDrift } from './shape/load.js';
 import { driftCounts } from './shape/report.js';
 import { ShapeTracker } from './shape/tracker.js';
+import { continueStoppedRun, type Continuation } from './sql/continuation.js';
 import { insertBodyReject } from './sql/rejects.js';
-import { loadResponseHashes, loadSetAside, recordScopeFailure, scopeKey, ScopeTouches } from './sql/sync-state.js';
+import { discountRunFailures, loadResponseHashes, loadSetAside, recordScopeFailure, scopeKey, ScopeTouches } from './sql/sync-state.js';
 import type { RunSummary } from './summary.js';
 import type { SyncDeps } from './types.js';
 import { walk, type WalkPlan } from './walk.js';
@@ -50,6 +53,8 @@ export interface SyncOptions {
    * its own line, as `pitwall sync` does on stderr: the run logs it at debug instead of error.
    */
   callerSaysCause?: boolean;
+  /** Start afresh even when the job's last run stopped before its end (`pitwall sync --fresh`). */
+  fresh?: boolean;
 }
 
 /**
@@ -79,7 +84,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     drain: options.drain,
     signal: options.signal,
   } as const;
-  return runInShell(deps, spec, (run) => withPace(deps, run, (pace) => execute(deps, options, job, run, pace)));
+  return runInShell({ ...deps, lockDatabaseUrl: deps.config.lockDatabaseUrl }, spec, (run) => withPace(deps, run, (pace) => execute(deps, options, job, run, pace)));
 }
 
 /** What a sync's visits share: the load context, the client, the roots' answers. */
@@ -91,6 +96,10 @@ interface SyncRun {
   roots: RootAnswers;
   /** Scopes set aside (by scope key) that this run skips: none when it retries them. */
   setAside: ReadonlyMap<string, Date>;
+  /** The stopped run this one continues, or null for a fresh run. */
+  continuation: Continuation | null;
+  /** Scopes the earlier parts of a continued run finished, by scope key: none for a fresh run. */
+  finished: ReadonlySet<string>;
   progress: () => void;
   /** How the run's common cause is logged: error, or debug when the caller prints it (SyncOptions.callerSaysCause). */
   sayCause: (fields: object, message: string) => void;
@@ -102,16 +111,18 @@ async function execute(deps: SyncDeps, options: SyncOptions, job: JobName, run: 
   let outcome: RunOutcome;
   try {
     const cutShort = await walkPhases(sync, phasesOf(options, job));
-    // Success needs the lock to have been held throughout: wait out a retake after a dropped
-    // lock connection, and fail if it was lost (a loss while no visit was in flight throws only here).
-    await run.lock.confirm();
-    outcome = decideOutcome(sync, cutShort);
+    // Success needs the lock to have been held throughout: a loss while no visit was in flight
+    // throws only here.
+    run.held();
+    outcome = { ...decideOutcome(sync, cutShort), walkDone: cutShort === 0 };
     sync.roots.settle(outcome.extra?.keyRefused === true || outcome.extra?.upstreamUnreachable === true);
+    if (outcome.extra?.upstreamUnreachable === true) await discountFailures(sync);
   } catch (err) {
     // An upstream that never answered can end the walk early too: the client gives up on it.
     const unreached = err instanceof UpstreamDownError && !run.stopping.aborted ? unreachableOutcome(sync) : null;
     outcome = unreached ?? thrownOutcome(run, err, 'run');
     sync.roots.settle(unreached !== null);
+    if (err instanceof UpstreamDownError) await discountFailures(sync);
     // The scopes found unchanged before the end were checked all the same.
     await sync.ctx.touches.flush().catch((e: unknown) => run.logger.warn({ err: String(e) }, 'could not record unchanged scopes'));
     await flushShapes(sync);
@@ -119,17 +130,23 @@ async function execute(deps: SyncDeps, options: SyncOptions, job: JobName, run: 
   run.counters.unknownFields = sync.ctx.shapes?.unmodelledCounts() ?? {};
   run.counters.missingFields = sync.ctx.shapes?.missingFields() ?? [];
   const drift = await driftForObserver(deps, run.logger);
-  return { ...outcome, extra: { ...outcome.extra, ...(drift ? { drift } : {}) } };
+  const continues = sync.continuation && { runId: sync.continuation.continues, requestsBefore: sync.continuation.requestsBefore };
+  return { ...outcome, extra: { ...outcome.extra, ...(drift ? { drift } : {}), ...(continues ? { continues } : {}) } };
 }
 
 async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext, pace: ProcessPace): Promise<SyncRun> {
-  const { runId, source, counters, logger, scopes } = run;
+  const { runId, source, job, counters, logger, scopes } = run;
+  const continuation = options.fresh ? null : await continueStoppedRun(deps.pool, { runId, source, job, withinHours: deps.config.continueHours });
+  const { hashes, finished } = await loadResponseHashes(deps.pool, source, continuation?.parts);
+  if (continuation) {
+    logger.info({ continues: continuation.continues, finished: finished.size }, `continuing run ${continuation.continues}, which stopped before its end: ${finished.size} scope(s) it finished are not asked for again`);
+  }
   const ctx: ProcessContext = {
     pool: deps.pool,
     runId,
     source,
     counters,
-    hashes: await loadResponseHashes(deps.pool, source),
+    hashes,
     touches: new ScopeTouches(deps.pool, runId, source),
     dimensions: new DimensionCache(),
     written: new Set(),
@@ -143,9 +160,11 @@ async function syncContext(deps: SyncDeps, options: SyncOptions, run: RunContext
     deps,
     run,
     ctx,
-    api: createRunClient(deps, { source, counters, logger, halt: run.halt, pace }),
+    api: createRunClient(deps, { source, counters, logger, halt: run.halt, held: run.held, pace }),
     roots: new RootAnswers(),
     setAside: options.retrySetAside ? new Map() : await loadSetAside(deps.pool, source),
+    finished,
+    continuation,
     progress: () => options.onProgress?.({ discovered: scopes.total, done: scopes.done, counters }),
     sayCause: (fields, message) => (options.callerSaysCause ? logger.debug(fields, message) : logger.error(fields, message)),
   };
@@ -187,6 +206,9 @@ async function walkPhases(sync: SyncRun, phases: JobPhase[]): Promise<number> {
     // The next phase may plan from sync_state (the live job's stale events do).
     await sync.ctx.touches.flush();
     await flushShapes(sync);
+    if (result.cutShort > 0) continue;
+    const line = progressLine(run.scopes, run.counters.requests, rowsWritten(run.counters.tables), performance.now() - run.started);
+    run.logger.info({ phase: phase.name, ...line.fields }, `phase ${phase.name} done: ${line.text}`);
   }
   return cutShort;
 }
@@ -196,7 +218,7 @@ function decideOutcome(sync: SyncRun, cutShort: number): RunOutcome {
   const { counters, logger, stopping } = sync.run;
   const { sayCause } = sync;
   if (cutShort > 0 && stopping.aborted) {
-    logger.warn({ cutShort }, 'run interrupted');
+    logger.debug({ cutShort }, 'run interrupted');
     return { status: 'interrupted', error: 'stopped before the walk was complete' };
   }
   if (sync.roots.keyRefused(counters.scopes.loaded + counters.scopes.unchanged)) {
@@ -222,6 +244,12 @@ function unreachableOutcome(sync: SyncRun): RunOutcome | null {
   return { status: 'failed', error, extra: { upstreamUnreachable: true } };
 }
 
+/** A run that ended with the upstream down says nothing about its failed scopes: none moves toward being set aside. */
+async function discountFailures(sync: SyncRun): Promise<void> {
+  const { run } = sync;
+  await discountRunFailures(sync.deps.pool, run.source, run.runId).catch((e: unknown) => run.logger.warn({ err: String(e) }, 'could not discount the failures of a run the upstream was down for'));
+}
+
 /** The shape report is evidence for a person: failing to write it never fails the run. */
 async function flushShapes(sync: SyncRun): Promise<void> {
   await sync.ctx.shapes?.flush().catch((err: unknown) => sync.run.logger.warn({ err: String(err) }, 'could not record response shapes'));
@@ -235,6 +263,14 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
   if (sync.setAside.has(scopeKey(ep.name, query))) {
     counters.scopes.setAside += 1;
     return [];
+  }
+  // A fresh run has nothing carried: no await on its path.
+  const carried = sync.finished.size > 0 ? await carriedScope(sync, ep, params, query) : null;
+  if (carried) {
+    counters.scopes.carried += 1;
+    run.scopes.done += 1;
+    sync.progress();
+    return carried.seeds;
   }
   // A visit cut short by a stop is no answer of its root's either way.
   let answer: RootAnswer | null = { kind: 'accepted' };
@@ -254,7 +290,7 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
       answer = { kind: 'refused' };
       counters.scopes.invalid += 1;
       const at = { runId, source, endpoint: ep.name, params: query };
-      await recordScopeFailure(sync.deps.pool, { ...at, status: 'invalid', error: res.reason, stage: 'check', kind: 'invalid', lasting: false, setAsideHours: 0 });
+      await recordScopeFailure(sync.deps.pool, { ...at, status: 'invalid', error: res.reason, stage: 'check', kind: 'invalid', asideAfterRuns: 0, setAsideHours: 0 });
       warnOrHold(sync, ep, query, { kind: 'refused' }, { endpoint: ep.name, params: query, reason: res.reason }, 'upstream answered RequestValid 0');
       return [];
     }
@@ -287,6 +323,23 @@ async function visit(sync: SyncRun, ep: Endpoint, params: Params): Promise<Seed[
   }
 }
 
+/**
+ * A scope an earlier part of a continued run finished: not asked for again. A leaf needs nothing
+ * more; a parent's children come from its kept body, the very version that part loaded or found
+ * unchanged (the hash on record still names it, so no other run has loaded the scope since), so
+ * no child of a version this run did not treat as done is visited. A root is always asked again:
+ * new scopes appear there. A parent whose body is not kept as recorded is asked again too.
+ */
+async function carriedScope(sync: SyncRun, ep: Endpoint, params: Params, query: string): Promise<{ seeds: Seed[] } | null> {
+  const key = scopeKey(ep.name, query);
+  if (!sync.finished.has(key) || ep.parent === null) return null;
+  if (childrenOf(ep.name).length === 0) return { seeds: [] };
+  // The hash on record: a scope is visited once per walk, so none of this run's loads changed it.
+  const hash = sync.ctx.hashes.get(key)!;
+  const seeds = await keptSeeds(sync.ctx, ep, params, query, hash);
+  return seeds && { seeds };
+}
+
 /** A warning about a scope; one about a root that may share the run's one cause waits for the outcome (RootAnswers.hold), logged at debug meanwhile. */
 function warnOrHold(sync: SyncRun, ep: Endpoint, query: string, answer: RootAnswer, fields: object, message: string): void {
   const { logger } = sync.run;
@@ -307,7 +360,7 @@ async function recordFailure(sync: SyncRun, ep: Endpoint, params: Params, err: u
     error: failure.message,
     stage: failure.stage,
     kind: failure.kind,
-    lasting: failure.lasting,
+    asideAfterRuns: failure.asideAfterRuns,
     setAsideHours: deps.config.setAsideHours,
   });
   const fields = { endpoint: ep.name, params: query, stage: failure.stage, kind: failure.kind, ...(setAsideUntil ? { setAsideUntil } : {}) };

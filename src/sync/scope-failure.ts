@@ -32,35 +32,51 @@ export interface ScopeFailure {
   stage: ScopeStage;
   /** What went wrong, compared run to run: `too-large`, `slow-body`, `http 404`, `not-json`, `envelope`, `extract`… */
   kind: string;
-  /** The upstream's passing faults (5xx, 429, timeouts, the network) come and go: only other kinds set a scope aside. */
-  lasting: boolean;
+  /** Runs in a row failing this way that set the scope aside (ASIDE_AFTER_RUNS); 0 = never. */
+  asideAfterRuns: number;
   /** One line: the endpoint, the URL without the key, the stage and the reason. */
   message: string;
 }
 
 /**
- * HTTP statuses that never set a scope aside: "not now" (408, 425, 429, 5xx), and a refused key
- * (401, 403), which is the key's fault, not the scope's: once the key is mended, every scope must
- * be tried at once.
+ * Runs in a row a failure must end before its scope is set aside. A kind the same answer would
+ * repeat (a body too large, a 404) is the scope's after two. The upstream's passing faults (5xx,
+ * 429, a timeout, a reset, a body cut short) come and go, so they need one more: but a scope that
+ * times out run after run would cost its timeouts in every run for good. A refused key (401, 403)
+ * is the key's fault, not the scope's: once the key is mended, every scope must be tried at once.
+ * A run that ends with the upstream down counts for none of its scopes (discountRunFailures).
  */
-const PASSING_STATUS = new Set([401, 403, 408, 425, 429, 500, 502, 503, 504]);
+export const ASIDE_AFTER_RUNS = { lasting: 2, passing: 3, never: 0 } as const;
+
+/** HTTP statuses of the upstream's passing faults: "not now". */
+const PASSING_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+const KEY_REFUSED_STATUS = new Set([401, 403]);
+
+function httpAsideAfter(status: number): number {
+  if (KEY_REFUSED_STATUS.has(status)) return ASIDE_AFTER_RUNS.never;
+  return PASSING_STATUS.has(status) ? ASIDE_AFTER_RUNS.passing : ASIDE_AFTER_RUNS.lasting;
+}
 
 /** Stage and kind of an error the client threw. */
-function apiStageAndKind(err: ApiError): { stage: ScopeStage; kind: string; lasting: boolean } {
+function apiStageAndKind(err: ApiError): { stage: ScopeStage; kind: string; asideAfterRuns: number } {
+  const { lasting, passing } = ASIDE_AFTER_RUNS;
   switch (err.kind) {
     case 'http':
-      return { stage: 'request', kind: `http ${err.status ?? '?'}`, lasting: !PASSING_STATUS.has(err.status ?? 0) };
+      return { stage: 'request', kind: `http ${err.status ?? '?'}`, asideAfterRuns: httpAsideAfter(err.status ?? 0) };
     case 'network':
     case 'timeout':
-      return { stage: 'request', kind: err.kind, lasting: false };
+      return { stage: 'request', kind: err.kind, asideAfterRuns: passing };
+    case 'short-body':
+      return { stage: 'receive', kind: err.kind, asideAfterRuns: passing };
     case 'slow-body':
-      return { stage: 'receive', kind: err.kind, lasting: true };
+      return { stage: 'receive', kind: err.kind, asideAfterRuns: lasting };
     case 'too-large':
-      return { stage: err.limit === 'decoded' ? 'decode' : 'receive', kind: err.kind, lasting: true };
+      return { stage: err.limit === 'decoded' ? 'decode' : 'receive', kind: err.kind, asideAfterRuns: lasting };
     case 'decode':
-      return { stage: 'decode', kind: 'decode', lasting: true };
+    case 'charset':
+      return { stage: 'decode', kind: err.kind, asideAfterRuns: lasting };
     case 'body':
-      return { stage: 'parse', kind: 'not-json', lasting: true };
+      return { stage: 'parse', kind: 'not-json', asideAfterRuns: lasting };
   }
 }
 
@@ -80,22 +96,22 @@ export function isScopeFailure(err: unknown): boolean {
  */
 export function describeScopeFailure(err: unknown, at: { endpoint: string; shownUrl: string; stage: ScopeStage }): ScopeFailure {
   const base = err instanceof Error ? err.message : String(err);
-  const named = (stage: ScopeStage, kind: string, lasting: boolean, reason = base): ScopeFailure => ({
+  const named = (stage: ScopeStage, kind: string, asideAfterRuns: number = ASIDE_AFTER_RUNS.lasting, reason = base): ScopeFailure => ({
     stage,
     kind,
-    lasting,
+    asideAfterRuns,
     // Errors of the client name the URL already; the others get it here.
     message: reason.includes(at.shownUrl) ? `${at.endpoint}: ${stage}: ${reason}` : `${at.endpoint}: ${stage}: ${reason} (GET ${at.shownUrl})`,
   });
   if (err instanceof ApiError) {
-    const { stage, kind, lasting } = apiStageAndKind(err);
-    return named(stage, kind, lasting);
+    const { stage, kind, asideAfterRuns } = apiStageAndKind(err);
+    return named(stage, kind, asideAfterRuns);
   }
   // The client's PayloadError: JSON nested too deep (parse), or not a v2 envelope (check).
-  if (err instanceof PayloadError) return err.issues === undefined ? named('parse', 'too-deep', true) : named('check', 'envelope', true);
-  if (err instanceof ListKeyError) return named('check', 'list-key', true);
-  if (err instanceof ScopeStageError) return named(err.stage, err.stage, true);
-  if (err instanceof DatabaseError) return named('load', `load ${err.sqlstate ?? ''}`.trim(), true);
+  if (err instanceof PayloadError) return err.issues === undefined ? named('parse', 'too-deep') : named('check', 'envelope');
+  if (err instanceof ListKeyError) return named('check', 'list-key');
+  if (err instanceof ScopeStageError) return named(err.stage, err.stage);
+  if (err instanceof DatabaseError) return named('load', `load ${err.sqlstate ?? ''}`.trim());
   const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return named(at.stage, at.stage, true, reason);
+  return named(at.stage, at.stage, ASIDE_AFTER_RUNS.lasting, reason);
 }

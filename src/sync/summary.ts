@@ -32,6 +32,14 @@ export interface RunSummary {
   keyRefused?: true;
   /** No root request got any HTTP answer (refused, DNS, TLS, timeout) and nothing loaded: MRP_API_BASE_URL or the network is the likely cause. */
   upstreamUnreachable?: true;
+  /**
+   * The run ended because the warehouse failed (a restart, a failover, a lost connection) or its
+   * lease ran out, not because of the upstream or its data: the catch-up runs it again as soon as
+   * it can, with no upstream back-off.
+   */
+  databaseFailure?: true;
+  /** The stopped run this one continued, and the requests its earlier parts sent (docs/reliability.md). */
+  continues?: { runId: number; requestsBefore: number };
   error?: string;
 }
 

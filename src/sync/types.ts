@@ -10,7 +10,7 @@ import type { ProcessPace } from '../coordination/pace.js';
 import type { JobLock } from '../coordination/types.js';
 import type { Logger } from '../log.js';
 
-import type { StartHeartbeat } from './heartbeat.js';
+import type { Heartbeat, RunFigures } from './heartbeat.js';
 import type { JobName } from './jobs.js';
 import type { RunSummary } from './summary.js';
 
@@ -39,13 +39,15 @@ export interface SyncObserver {
 
 /**
  * What a worker's runs share: their job locks on its one lock session, one heartbeat for all of
- * them, and each source's pace in memory. A run without it (a manual sync, a rebuild) takes its
- * own: a connection for its job locks, a heartbeat of its own, and a guest's share of the pace.
+ * them written by its beat, and each source's pace in memory. A run without it (a manual sync, a
+ * rebuild) opens the same kind of session for itself (src/sync/own-session.ts) and takes a
+ * guest's share of the pace.
  */
 export interface RunCoordination {
-  /** Takes the run's job locks, and closes the rows of `job` still marked running (no live process has them). */
+  /** Takes the run's job locks, and closes the job's dead runs (src/sync/sql/job-lock.ts). */
   tryJobLocks(source: string, jobs: readonly string[], job: string): Promise<JobLock | null>;
-  startHeartbeat: StartHeartbeat;
+  /** Adds the run to the heartbeat its process's beat writes. */
+  startHeartbeat(run: RunFigures): Heartbeat;
   pace: ProcessPace;
 }
 
@@ -56,8 +58,10 @@ export interface RunShellDeps {
   source?: string;
   /** Metrics hooks (the worker's); the run works the same without them. */
   observer?: SyncObserver;
-  /** Milliseconds between the run's progress writes to its sync_runs row; HEARTBEAT_INTERVAL_MS otherwise. */
+  /** Milliseconds between the beats of a run's own lock session (no worker), at most BEAT_MS, which is the default. */
   heartbeatMs?: number;
+  /** Where a run's own lock session connects, when not where the pool does (PITWALL_LOCK_DATABASE_URL). */
+  lockDatabaseUrl?: string | undefined;
   /** The worker's, for its runs; see RunCoordination. */
   coordination?: RunCoordination;
 }

@@ -7,8 +7,9 @@ import { runChaos, type ChaosReport } from './helpers/chaos.js';
 
 /**
  * A quarter of all upstream requests faulted, every kind mixed (see helpers/chaos.ts for the
- * mix), and the sync re-run until it reports success: the warehouse must then equal the
- * fault-free ground truth, table by table, with nothing missing and nothing twice.
+ * mix), the first runs stopped partway and continued, and the sync re-run until it reports
+ * success: the warehouse must then equal the fault-free ground truth, table by table, with
+ * nothing missing and nothing twice.
  */
 
 const SOAK = Boolean(process.env.PITWALL_SOAK);
@@ -22,11 +23,13 @@ const SOAK = Boolean(process.env.PITWALL_SOAK);
  * stops at the first success.
  */
 const MAX_RUNS = 50;
+/** The first runs are stopped partway (a drain, as SIGTERM does), each continued by the next. */
+const INTERRUPTIONS = 3;
 
 let report: ChaosReport;
 const db = useDatabase();
 beforeAll(async () => {
-  report = await runChaos({ db, scale: SOAK ? 'small' : 'tiny', seed: 31, rate: 0.25, maxRuns: MAX_RUNS });
+  report = await runChaos({ db, scale: SOAK ? 'small' : 'tiny', seed: 31, rate: 0.25, maxRuns: MAX_RUNS, interruptions: INTERRUPTIONS });
 }, 900_000);
 
 describe('a sync under chaos', () => {
@@ -52,6 +55,11 @@ describe('a sync under chaos', () => {
   it('leaves no run marked running and files nothing in rejects: every fault was survived, not swallowed', () => {
     expect(report.stuckRuns).toBe(0);
     expect(report.rejects).toBe(0);
-    expect(report.runs.every((r) => ['succeeded', 'failed'].includes(r.status))).toBe(true);
+    expect(report.runs.map((r) => r.status).slice(0, INTERRUPTIONS)).toEqual(Array(INTERRUPTIONS).fill('interrupted'));
+    expect(report.runs.slice(INTERRUPTIONS).every((r) => ['succeeded', 'failed'].includes(r.status))).toBe(true);
+  });
+
+  it('continues each interrupted run with the next, which asks only for what it had not finished', () => {
+    for (let i = 0; i < INTERRUPTIONS; i++) expect(report.runs[i + 1]?.continues?.runId).toBe(report.runs[i]!.runId);
   });
 });

@@ -52,7 +52,7 @@ describe('a sync on the embedded warehouse killed with SIGKILL at seeded moments
       const duringStart = i % 3 === 0;
       if (duringStart) await stopEmbeddedServer(dir);
       const base = sim.requests().total;
-      const cli = startCli(['sync', '--json'], env, 60_000);
+      const cli = startCli(['sync', '--json'], env);
       if (duringStart) {
         const ms = 50 + Math.floor(random() * 600);
         await new Promise((resolve) => setTimeout(resolve, ms));
@@ -100,7 +100,7 @@ describe('a second pitwall process on the same directory during a sync', () => {
     sim.setFaults({ latencyMs: 2_000 });
     sim.world.advanceDays(30);
     try {
-      const first = startCli(['sync', '--job', 'full', '--json'], env, 120_000);
+      const first = startCli(['sync', '--job', 'full', '--json'], env);
       const base = sim.requests().total;
       await until(() => sim.requests().total - base >= 3, first);
       const server = postmasterPid(dir);
@@ -117,5 +117,5 @@ describe('a second pitwall process on the same directory during a sync', () => {
     } finally {
       sim.setFaults({ latencyMs: 0 });
     }
-  }, 180_000);
+  });
 });

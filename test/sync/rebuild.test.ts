@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
+import { LockSession } from '../../src/coordination/lock-session.js';
 import { tableMeta } from '../../src/db/load/table-meta.js';
 import { DEFAULT_SOURCE } from '../../src/db/schema/columns.js';
 import { warehouseTables, type WarehouseTableName } from '../../src/db/schema/mrp.js';
@@ -8,7 +9,7 @@ import { createSilentLogger } from '../../src/log.js';
 import type { EndpointName } from '../../src/sync/endpoints.js';
 import { compressBody } from '../../src/sync/kept-body.js';
 import { runRebuild } from '../../src/sync/rebuild.js';
-import { tryJobLock } from '../../src/sync/sql/job-lock.js';
+import { tryRunLocks } from '../../src/sync/sql/job-lock.js';
 import type { RunSummary } from '../../src/sync/summary.js';
 import { BACKENDS } from '../helpers/db.js';
 import { useDatabase, useWarehouse } from '../helpers/fixture.js';
@@ -64,7 +65,7 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
     expect(summary.requests).toBe(0);
     expect(await diffAgainstTruth(db.pool, truth)).toEqual({});
     // One scope per body a fresh sync loads, the same rows inserted and rejected.
-    expect(summary.scopes).toEqual({ loaded: freshSync.scopes.loaded, unchanged: 0, invalid: 0, failed: 0, setAside: 0 });
+    expect(summary.scopes).toEqual({ loaded: freshSync.scopes.loaded, unchanged: 0, invalid: 0, failed: 0, setAside: 0, carried: 0 });
     expect(insertedAndRejected(summary)).toEqual(insertedAndRejected(freshSync));
     // Each scope keeps the hash its body was kept with, so the next sync still recognises it.
     expect(await hashes()).toEqual(hashesBefore);
@@ -110,7 +111,9 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
   });
 
   it('skips while a sync job holds its lock, and records the skip', async () => {
-    const lock = await tryJobLock(db.pool, DEFAULT_SOURCE, 'live');
+    // Another process's run of `live`: its job lock on its own lock session.
+    const session = await LockSession.open(db.pool, 'sync');
+    const lock = await tryRunLocks(session, DEFAULT_SOURCE, ['live'], 'live');
     expect(lock).not.toBeNull();
     try {
       const summary = await rebuild();
@@ -118,7 +121,7 @@ describe.each(BACKENDS)('pitwall rebuild (%s)', (backend) => {
       const { rows } = await db.pool.query('SELECT job, status FROM pitwall.sync_runs WHERE run_id = $1', [summary.runId]);
       expect(rows[0]).toEqual({ job: 'rebuild', status: 'skipped' });
     } finally {
-      await lock?.release();
+      await session.close();
     }
   });
 

@@ -18,7 +18,7 @@ describe('a scope failing run after run', () => {
     for (const [runId, kind] of runs) {
       until = await recordScopeFailure(db.pool, {
         runId, source: 'default', endpoint: 'results', params, status: 'error', error: `results: receive: ${kind}`,
-        stage: 'receive', kind, lasting: true, setAsideHours: 24, ...more,
+        stage: 'receive', kind, asideAfterRuns: 2, setAsideHours: 24, ...more,
       });
     }
     return { params, until };
@@ -35,7 +35,7 @@ describe('a scope failing run after run', () => {
   it('is not for one run failing it twice, two kinds, a passing fault, or PITWALL_SET_ASIDE_HOURS=0', async () => {
     expect((await fail([[1, 'too-large'], [1, 'too-large']])).until).toBeNull();
     expect((await fail([[1, 'too-large'], [2, 'slow-body']])).until).toBeNull();
-    expect((await fail([[1, 'http 503'], [2, 'http 503'], [3, 'http 503']], { lasting: false })).until).toBeNull();
+    expect((await fail([[1, 'http 503'], [2, 'http 503'], [3, 'http 503']], { asideAfterRuns: 0 })).until).toBeNull();
     expect((await fail([[1, 'too-large'], [2, 'too-large']], { setAsideHours: 0 })).until).toBeNull();
   });
 

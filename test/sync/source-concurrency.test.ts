@@ -38,7 +38,7 @@ describe("a source's concurrency (PITWALL_CONCURRENCY) in one process", () => {
     const { counts, fetch } = countingTransport();
     const deps = { pool: db.pool, config: testConfig(db, sim, { PITWALL_CONCURRENCY: '4' }), logger: createSilentLogger(), fetch };
     const halt = new AbortController().signal;
-    const clients = sources.map((source) => createRunClient(deps, { source, counters: new RunCounters(), logger: deps.logger, halt, pace }));
+    const clients = sources.map((source) => createRunClient(deps, { source, counters: new RunCounters(), logger: deps.logger, halt, held: () => undefined, pace }));
     await Promise.all(clients.flatMap((api) => Array.from({ length: 8 }, () => api.get('/v2/schedules/years/', {}))));
     return counts;
   }

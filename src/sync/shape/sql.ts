@@ -1,5 +1,6 @@
 import type pg from 'pg';
 
+import type { Reader } from '../../db/reader.js';
 import { queryWithRetry } from '../../db/transaction.js';
 import type { FailingValues, PathEvidence } from '../../shapes/suggest.js';
 
@@ -91,7 +92,7 @@ function mergeSources<T extends { endpoint: string; path: string; seen: number; 
   return [...merged.values()];
 }
 
-export async function loadShapePaths(pool: pg.Pool, sources: SourceFilter = null): Promise<ShapePathRow[]> {
+export async function loadShapePaths(pool: Reader, sources: SourceFilter = null): Promise<ShapePathRow[]> {
   const { rows } = await queryWithRetry<{ endpoint: string; path: string; json_types: string[]; seen: string; modelled: boolean; example: string | null }>(
     pool,
     `SELECT endpoint, path, json_types, seen, modelled, example FROM pitwall.shape_paths
@@ -117,7 +118,7 @@ export interface FailingField {
 }
 
 /** pitwall.field_errors by endpoint and path: how many values failed their type, and one of them. */
-export async function loadFailingFields(pool: pg.Pool, sources: SourceFilter = null): Promise<FailingField[]> {
+export async function loadFailingFields(pool: Reader, sources: SourceFilter = null): Promise<FailingField[]> {
   const { rows } = await queryWithRetry<{ endpoint: string; path: string; n: string; reason: string; value: string | null }>(
     pool,
     `SELECT endpoint, path, count(*) AS n,

@@ -1,5 +1,7 @@
 import type pg from 'pg';
 
+import type { Reader } from '../../db/reader.js';
+
 /** What pitwall.sources says of a source the configuration no longer names. */
 export interface NoLongerConfigured {
   /** When a worker or sync first started without it; null while none has (this process alone lacks it). */
@@ -29,7 +31,7 @@ export async function recordConfiguredSources(db: pg.Pool, names: readonly strin
 }
 
 /** Per source of `names` that this process's configuration lacks: what the warehouse recorded of it. */
-export async function noLongerConfigured(db: pg.Pool, names: readonly string[]): Promise<Map<string, NoLongerConfigured>> {
+export async function noLongerConfigured(db: Reader, names: readonly string[]): Promise<Map<string, NoLongerConfigured>> {
   const { rows } = await db.query<NoLongerConfigured & { source: string }>(
     `SELECT n.source, s.unconfigured_since AS since, s.last_configured_at, s.retired_at
        FROM unnest($1::text[]) AS n(source) LEFT JOIN pitwall.sources AS s ON s.source = n.source`,

@@ -1,11 +1,11 @@
-import type pg from 'pg';
+import type { Reader } from '../../db/reader.js';
 
 /**
  * The sources the warehouse has runs of, by name. A loose index scan of
  * sync_runs_job_started_idx (source first): one index probe per source, not a read of every run,
  * however long the history.
  */
-export async function recordedSources(db: pg.Pool): Promise<string[]> {
+export async function recordedSources(db: Reader): Promise<string[]> {
   const { rows } = await db.query<{ source: string }>(
     `WITH RECURSIVE s(source) AS (
        (SELECT source FROM pitwall.sync_runs ORDER BY source LIMIT 1)

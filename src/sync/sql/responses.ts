@@ -43,6 +43,17 @@ export interface KeptResponse {
   body: Buffer;
 }
 
+/** A kept body's row as the queries below select it. */
+interface KeptRow {
+  response_id: string;
+  params: string;
+  response_hash: string;
+  encoding: string;
+  body: Buffer;
+}
+
+const keptResponse = (r: KeptRow): KeptResponse => ({ responseId: Number(r.response_id), params: r.params, responseHash: r.response_hash, encoding: r.encoding, body: r.body });
+
 /**
  * The newest kept body of each of an endpoint's scopes whose params sort after `after`, at most
  * `limit` of them, in params order: one keyset page (pass the last page's last params to get the
@@ -55,7 +66,7 @@ export async function latestResponses(
   after: string | null,
   limit: number,
 ): Promise<KeptResponse[]> {
-  const { rows } = await db.query<{ response_id: string; params: string; response_hash: string; encoding: string; body: Buffer }>(
+  const { rows } = await db.query<KeptRow>(
     `SELECT DISTINCT ON (params) response_id, params, response_hash, encoding, body
        FROM pitwall.responses
       WHERE source = $4 AND endpoint = $1 AND ($2::text IS NULL OR params > $2)
@@ -63,7 +74,18 @@ export async function latestResponses(
       LIMIT $3`,
     [endpoint, after, limit, source],
   );
-  return rows.map((r) => ({ responseId: Number(r.response_id), params: r.params, responseHash: r.response_hash, encoding: r.encoding, body: r.body }));
+  return rows.map(keptResponse);
+}
+
+/** The newest kept body of one scope, or undefined. */
+export async function newestResponse(db: pg.Pool, scope: { source: string; endpoint: EndpointName; params: string }): Promise<KeptResponse | undefined> {
+  const { rows } = await db.query<KeptRow>(
+    `SELECT response_id, params, response_hash, encoding, body FROM pitwall.responses
+      WHERE source = $1 AND endpoint = $2 AND params = $3
+      ORDER BY response_id DESC LIMIT 1`,
+    [scope.source, scope.endpoint, scope.params],
+  );
+  return rows[0] && keptResponse(rows[0]);
 }
 
 /**

@@ -8,6 +8,7 @@ import { runSync, type RunSummary } from '../../../src/sync/run.js';
 import { diffAgainstTruth } from '../../helpers/warehouse.js';
 
 import { checksumDifferences, truthChecksums, warehouseChecksums, type Checksums } from './checksums.js';
+import { seeded } from './process.js';
 
 /**
  * The chaos proof, shared by test/reliability/chaos.test.ts and `npm run chaos`: a sync against
@@ -42,6 +43,11 @@ export interface ChaosOptions {
   /** Share of API requests faulted, 0..1. */
   rate: number;
   maxRuns: number;
+  /**
+   * The first this many runs are stopped (drained, as SIGTERM drains `pitwall sync`) after a seeded
+   * random number of scopes, each continued by the next run (docs/reliability.md). Default 0.
+   */
+  interruptions?: number;
   logger?: Logger;
   /** Called after each run, e.g. to print progress. */
   onRun?: (n: number, summary: RunSummary) => void;
@@ -93,8 +99,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     );
     const runs: RunSummary[] = [];
     let runsNeeded: number | null = null;
+    const random = seeded(o.seed);
     while (runs.length < o.maxRuns && runsNeeded === null) {
-      const summary = await runSync({ pool: o.db.pool, config, logger: o.logger ?? createSilentLogger() });
+      const drain = new AbortController();
+      const stopAfter = runs.length < (o.interruptions ?? 0) ? 5 + Math.floor(random() * 60) : Infinity;
+      const summary = await runSync(
+        { pool: o.db.pool, config, logger: o.logger ?? createSilentLogger() },
+        { drain: drain.signal, onProgress: (p) => (p.done >= stopAfter ? drain.abort() : undefined) },
+      );
       runs.push(summary);
       o.onRun?.(runs.length, summary);
       if (summary.status === 'succeeded') runsNeeded = runs.length;
