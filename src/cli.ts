@@ -1,9 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 
 import type { CommandContext, CommandModule } from './commands/context.js';
 import { CONFIG_VARIABLES } from './config.js';
 import { EXIT, PitwallError } from './errors.js';
+import { exitCodesHelp } from './exit-codes-doc.js';
 import { redact, secretsOf } from './secrets.js';
+import { sourceKeyVariables } from './sources.js';
+import { unknownVariableWarnings } from './unknown-variables.js';
 
 /**
  * The command line: the only module that reads process.argv, installs signal handlers or sets
@@ -14,7 +18,7 @@ import { redact, secretsOf } from './secrets.js';
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   migrate: { summary: 'apply database migrations (under an advisory lock)', load: () => import('./commands/migrate.js') },
   sync: {
-    summary: 'run one job once (--job full|season|live, default full) for each source (--source NAME, repeatable); --retry-set-aside also tries the scopes set aside after repeated failures; prints a per-table summary, --json for one JSON object',
+    summary: 'run one job once (--job full|season|live, default full) for each source (--source NAME, repeatable); --retry-set-aside also tries the scopes set aside after repeated failures; continues the last run of the job if it stopped before its end (--fresh starts afresh); prints a per-table summary, --json for one JSON object',
     load: () => import('./commands/sync.js'),
   },
   rebuild: {
@@ -41,6 +45,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'move an embedded warehouse made by PostgreSQL 17 (the previous release) to this release\'s PostgreSQL 18, checked table by table; keeps the old cluster beside it (postgres.pg17) and says how to go back; safe to interrupt and run again',
     load: () => import('./commands/upgrade-warehouse.js'),
   },
+  'remove-warehouse': {
+    summary: 'remove the embedded warehouse in PITWALL_DATA_DIR with its cluster, also one kept elsewhere (as root, under /var/lib/pitwall); --yes to do it, without it says what it would remove',
+    load: () => import('./commands/remove-warehouse.js'),
+  },
   'serve-sql': { summary: 'keep the embedded warehouse up and print how psql and BI tools log in, read-only (--port 5433)', load: () => import('./commands/serve-sql.js') },
   'grant-readonly': { summary: 'give a PostgreSQL role SELECT on schemas mrp and analytics, and nothing else', load: () => import('./commands/grant-readonly.js') },
   'retire-source': {
@@ -48,6 +56,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import('./commands/retire-source.js'),
   },
 };
+
+/** The package's version: package.json sits one level above src/ and dist/ alike, in a checkout and in the published package. */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 function usage(): string {
   const commands = Object.entries(COMMANDS)
@@ -60,6 +73,7 @@ function usage(): string {
   return `pitwall: mirrors the MyRacePass v2 API into PostgreSQL
 
 Usage: pitwall <command> [options]
+       pitwall --version
 
 Commands:
 ${commands}
@@ -67,10 +81,8 @@ ${commands}
 Configuration (flags override environment variables, which override defaults):
 ${vars}
 
-Exit codes: 0 success; 1 the run or command failed (a warehouse that cannot be opened too);
-2 bad usage or configuration (and a key refused to probe); 3 skipped because another process holds the job's lock;
-4 the upstream refused every root request (MRP_API_KEY is likely wrong);
-5 no root request got any answer (MRP_API_BASE_URL unreachable: refused, DNS, TLS, timeout); 130 interrupted by a signal.
+Exit codes: (docs/commands.md says each in full)
+${exitCodesHelp()}
 `;
 }
 
@@ -80,15 +92,21 @@ Exit codes: 0 success; 1 the run or command failed (a warehouse that cannot be o
  * only at debug level. Anything else is a bug or an unforeseen failure: its stack helps.
  */
 function errorText(err: unknown, debug: boolean): string {
-  if (err instanceof PitwallError && err.expected) return debug ? `${err.message}\n${inspect(err, { depth: 6 })}` : err.message;
+  // At debug, the inspection alone: its first line is the message, which is then said once.
+  if (err instanceof PitwallError && err.expected) return debug ? inspect(err, { depth: 6 }) : err.message;
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
-/** `--log-level debug|trace` (or `=`), else PITWALL_LOG_LEVEL: read here, as a failed command may not have parsed its config. */
-function debugRequested(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
-  const i = args.findIndex((a) => a === '--log-level' || a.startsWith('--log-level='));
+/** The value of `--name value` or `--name=value` in `args`; undefined when absent. */
+function flagValue(args: readonly string[], name: string): string | undefined {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
   const arg = args[i];
-  const level = arg === undefined ? env.PITWALL_LOG_LEVEL : arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[i + 1];
+  return arg === undefined ? undefined : arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[i + 1];
+}
+
+/** `--log-level debug|trace`, else PITWALL_LOG_LEVEL: read here, as a failed command may not have parsed its config. */
+function debugRequested(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  const level = flagValue(args, '--log-level') ?? env.PITWALL_LOG_LEVEL;
   return ['debug', 'trace'].includes((level ?? '').trim().toLowerCase());
 }
 
@@ -116,7 +134,16 @@ function trapSignals(controller: AbortController): () => void {
 
 export async function main(argv: string[]): Promise<void> {
   const [name, ...args] = argv;
-  const secrets = secretsOf({ apiKey: process.env.MRP_API_KEY, httpToken: process.env.PITWALL_HTTP_TOKEN, databaseUrl: process.env.DATABASE_URL });
+  const secrets = secretsOf({
+    apiKey: process.env.MRP_API_KEY,
+    httpToken: process.env.PITWALL_HTTP_TOKEN,
+    databaseUrl: process.env.DATABASE_URL,
+    lockDatabaseUrl: process.env.PITWALL_LOCK_DATABASE_URL,
+  });
+  if (name === '--version' || name === '-V' || name === 'version') {
+    write(`pitwall ${version()}`);
+    return;
+  }
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     write(usage());
     process.exitCode = name ? EXIT.ok : EXIT.usage;
@@ -132,6 +159,9 @@ export async function main(argv: string[]): Promise<void> {
     write((await command.load()).help ?? usage());
     return;
   }
+  // Before the command, whose own errors may follow from the slip (a key "not set" under a misspelt name).
+  const keyVariables = sourceKeyVariables(flagValue(args, '--sources') ?? process.env.PITWALL_SOURCES);
+  for (const line of unknownVariableWarnings(process.env, keyVariables)) process.stderr.write(`pitwall: ${line}\n`);
   const controller = new AbortController();
   const release = trapSignals(controller);
   const ctx: CommandContext = {

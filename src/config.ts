@@ -105,6 +105,7 @@ const settings = z.object({
   apiBaseUrl: httpUrl,
   apiKey: z.string().trim().min(1).optional(),
   databaseUrl: postgresUrl.optional(),
+  lockDatabaseUrl: postgresUrl.optional(),
   concurrency: int(1, 64),
   maxRps: rate,
   globalMaxRps: rate.optional(),
@@ -117,6 +118,7 @@ const settings = z.object({
   maxDecodedBytes: int(1024),
   maxBytesInFlight: int(0),
   setAsideHours: int(0, 24 * 365),
+  continueHours: int(0, 24 * 365),
   logLevel: z.string().trim().toLowerCase().pipe(z.enum(LOG_LEVELS)),
   settleDays: int(0),
   shutdownTimeoutMs: int(0, MAX_TIMER_MS),
@@ -129,6 +131,7 @@ const settings = z.object({
   catchUp: z.string().trim().toLowerCase().pipe(z.enum(['on', 'off'])),
   workerJobs: int(1, 1_000),
   dbPoolSize: int(2, 100),
+  dbDeadlineMs: int(1_000, MAX_TIMER_MS),
   timezone: timeZone,
   dataDir: z.string().trim().min(1),
   sqlPort: int(1, 65535).optional(),
@@ -143,7 +146,7 @@ const schema = settings.transform((c) => ({ ...c, globalMaxRps: c.globalMaxRps ?
 export type Config = Readonly<z.output<typeof schema>>;
 export type ConfigKey = keyof Config;
 /** Settings with no default; a command that needs one passes it in `require`. */
-export type OptionalKey = 'apiKey' | 'databaseUrl' | 'httpPort' | 'httpToken' | 'sqlPort' | 'shapes' | 'sourcesFile';
+export type OptionalKey = 'apiKey' | 'databaseUrl' | 'lockDatabaseUrl' | 'httpPort' | 'httpToken' | 'sqlPort' | 'shapes' | 'sourcesFile';
 export type ConfigWith<R extends OptionalKey> = Config & { readonly [K in R]: NonNullable<Config[K]> };
 
 export interface ConfigVariable {
@@ -186,6 +189,15 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     default: undefined,
     url: true,
     description: 'PostgreSQL connection URL; unset = the embedded warehouse: a PostgreSQL server pitwall runs on PITWALL_DATA_DIR.',
+    expected: 'a postgres:// or postgresql:// URL',
+  },
+  lockDatabaseUrl: {
+    env: 'PITWALL_LOCK_DATABASE_URL',
+    flag: '--lock-database-url',
+    default: undefined,
+    url: true,
+    description:
+      'Where the lock session (the one connection holding a process\'s session advisory locks) connects when DATABASE_URL goes through a transaction-pooling PgBouncer or similar, where those locks do not hold: the same database, directly or through a session-mode pool (docs/warehouse.md). Unset = DATABASE_URL.',
     expected: 'a postgres:// or postgresql:// URL',
   },
   concurrency: {
@@ -269,7 +281,14 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     env: 'PITWALL_SET_ASIDE_HOURS',
     flag: '--set-aside-hours',
     default: '24',
-    description: 'A scope that fails the same way in two runs in a row (a body too large or too slow, a 404, a body that is not JSON...) is set aside: runs skip it and try it again once this many hours have passed; `pitwall sync --retry-set-aside` tries it now. Passing faults (5xx, 429, timeouts, network) never set a scope aside. 0 = never set aside.',
+    description: 'A scope that fails the same way in two runs in a row (a body too large or too slow, a 404, a body that is not JSON...) is set aside: runs skip it and try it again once this many hours have passed; `pitwall sync --retry-set-aside` tries it now. Passing faults (a timeout, a reset, a body cut short, 5xx, 429) take three runs in a row; a refused key (401, 403) and a run that ended with the upstream down never count. 0 = never set aside.',
+    expected: 'an integer from 0 to 8760',
+  },
+  continueHours: {
+    env: 'PITWALL_CONTINUE_HOURS',
+    flag: '--continue-hours',
+    default: '24',
+    description: 'A run of a job stopped before the end of its walk (a stop, a crash, a lost lease, a database or upstream outage) is continued by the next run of the same job and source: that one asks only for the scopes the stopped run had not finished. Not when the stopped run began more than this many hours ago: a fresh run starts. `pitwall sync --fresh` always starts afresh. 0 = never continue.',
     expected: 'an integer from 0 to 8760',
   },
   logLevel: {
@@ -356,6 +375,13 @@ const VARIABLES: Record<ConfigKey, Omit<ConfigVariable, 'key'>> = {
     default: '10',
     description: 'Database connections a worker or sync borrows from at most, whatever the number of sources (a worker holds one more, for its locks).',
     expected: 'an integer from 2 to 100',
+  },
+  dbDeadlineMs: {
+    env: 'PITWALL_DB_DEADLINE_MS',
+    flag: '--db-deadline-ms',
+    default: '120000',
+    description: 'How long one database transaction may take before its connection is taken for dead, destroyed and the transaction run again on a fresh one (a link gone half-open answers nothing, and TCP alone gives up after about 15 minutes).',
+    expected: 'an integer from 1000',
   },
   timezone: {
     env: 'PITWALL_TIMEZONE',
@@ -472,14 +498,21 @@ export function loadConfig<R extends OptionalKey = never>(
       issues.push({ variable: variable.env, message: ['required, not set', variable.whenMissing].filter(Boolean).join(': ') });
     }
   }
+  if (result.success && result.data.lockDatabaseUrl !== undefined && result.data.databaseUrl === undefined) {
+    // The embedded warehouse is a local server of pitwall's own, and its locks live in it.
+    issues.push({
+      variable: source.lockDatabaseUrl ?? 'PITWALL_LOCK_DATABASE_URL',
+      message: 'needs DATABASE_URL: it is a second way into the warehouse there, for the lock session; the embedded warehouse needs none',
+    });
+  }
   if (issues.length > 0 || !result.success) throw new ConfigError(issues);
   // Every value is a primitive, so freezing the top level freezes the whole config.
   return Object.freeze(result.data) as ConfigWith<R>;
 }
 
 /**
- * The secret strings a config holds (the API key, the HTTP token, the database password), for the logger's
- * and the errors' redaction.
+ * The secret strings a config holds (the API key, the HTTP token, the database passwords), for the
+ * logger's and the errors' redaction.
  */
 export function configSecrets(config: Config): string[] {
   return secretsOf(config);

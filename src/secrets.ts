@@ -25,14 +25,22 @@ export function maskUrl(url: string): string {
 }
 
 /**
- * The secrets among pitwall's settings (the API key, the HTTP token, the database password as
- * written and decoded), for the logger's and the errors' redaction: from a parsed config, or from
- * the raw environment when the CLI reports a command that failed before its config was read.
+ * The secrets among pitwall's settings (the API key, the HTTP token, the database passwords as
+ * written and decoded: DATABASE_URL's and PITWALL_LOCK_DATABASE_URL's), for the logger's and the
+ * errors' redaction: from a parsed config, or from the raw environment when the CLI reports a
+ * command that failed before its config was read.
  */
-export function secretsOf(values: { apiKey?: string | undefined; httpToken?: string | undefined; databaseUrl?: string | undefined }): string[] {
+export function secretsOf(values: {
+  apiKey?: string | undefined;
+  httpToken?: string | undefined;
+  databaseUrl?: string | undefined;
+  lockDatabaseUrl?: string | undefined;
+}): string[] {
   const secrets = [values.apiKey, values.httpToken].filter((s): s is string => !!s);
-  const password = rawPassword(values.databaseUrl);
-  if (password) secrets.push(password, safeDecode(password));
+  for (const url of [values.databaseUrl, values.lockDatabaseUrl]) {
+    const password = rawPassword(url);
+    for (const form of [password, safeDecode(password)]) if (form && !secrets.includes(form)) secrets.push(form);
+  }
   return secrets;
 }
 

@@ -204,3 +204,18 @@ export function selectSources<S extends { name: string }>(sources: readonly S[],
 export function sourceSecrets(sources: readonly SourceSettings[]): string[] {
   return sources.map((s) => s.config.apiKey).filter((key): key is string => key !== undefined);
 }
+
+/**
+ * The `keyEnv` variables a sources file names, read leniently for the warning about unknown
+ * variables (src/unknown-variables.ts): a file that cannot be read or checked names none here,
+ * and the command that loads it says why.
+ */
+export function sourceKeyVariables(path: string | undefined): string[] {
+  if (path === undefined || path.trim() === '') return [];
+  try {
+    const json = JSON.parse(readFileSync(path.trim(), 'utf8')) as { sources?: Array<{ keyEnv?: unknown }> };
+    return (Array.isArray(json.sources) ? json.sources : []).map((s) => s?.keyEnv).filter((k): k is string => typeof k === 'string');
+  } catch {
+    return [];
+  }
+}

@@ -120,12 +120,29 @@ describe('loadConfig', () => {
   });
 });
 
+describe('PITWALL_LOCK_DATABASE_URL', () => {
+  it('is optional, masked when refused, and its password handed to redaction', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://h/db' }).lockDatabaseUrl).toBeUndefined();
+    const err = configError(() => loadConfig({ DATABASE_URL: 'postgres://h/db', PITWALL_LOCK_DATABASE_URL: 'mysql://u:hunter2@h/db' }));
+    expect(err.message).toBe('PITWALL_LOCK_DATABASE_URL: expected a postgres:// or postgresql:// URL, got "mysql://u:****@h/db"');
+    const config = loadConfig({ DATABASE_URL: 'postgres://u:pool-pw@pooler:6432/db', PITWALL_LOCK_DATABASE_URL: 'postgres://u:lock%25pw@h/db' });
+    expect(config.lockDatabaseUrl).toBe('postgres://u:lock%25pw@h/db');
+    expect(configSecrets(config)).toEqual(['pool-pw', 'lock%25pw', 'lock%pw']);
+  });
+
+  it('is refused without DATABASE_URL: the embedded warehouse is reached directly', () => {
+    const err = configError(() => loadConfig({ PITWALL_LOCK_DATABASE_URL: 'postgres://u:pw@h/db' }));
+    expect(err.message).toMatch(/^PITWALL_LOCK_DATABASE_URL: needs DATABASE_URL/);
+    expect(err.message).not.toContain('pw@');
+  });
+});
+
 describe('CONFIG_VARIABLES', () => {
   it('lists every setting once, with a description, for --help and docs/configuration.md', () => {
     const shapes = join(mkdtempSync(join(tmpdir(), 'pitwall-config-')), 'shapes.json');
     writeFileSync(shapes, '{"version": 1, "endpoints": {}}');
     const keys = Object.keys(
-      loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db', PITWALL_HTTP_PORT: '0', PITWALL_SQL_PORT: '5433', PITWALL_HTTP_TOKEN: 'x'.repeat(16), PITWALL_SHAPES: shapes, PITWALL_SOURCES: '/etc/pitwall/sources.json' }),
+      loadConfig({ MRP_API_KEY: 'k', DATABASE_URL: 'postgres://h/db', PITWALL_LOCK_DATABASE_URL: 'postgres://h/db', PITWALL_HTTP_PORT: '0', PITWALL_SQL_PORT: '5433', PITWALL_HTTP_TOKEN: 'x'.repeat(16), PITWALL_SHAPES: shapes, PITWALL_SOURCES: '/etc/pitwall/sources.json' }),
     );
     rmSync(dirname(shapes), { recursive: true, force: true });
     expect(CONFIG_VARIABLES.map((v) => v.key).sort()).toEqual(keys.sort());

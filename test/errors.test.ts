@@ -5,10 +5,12 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 import { RoleError } from '../src/analytics/grant-readonly.js';
+import { CharsetError } from '../src/api/charset.js';
 import { ApiError, ConfigError, PayloadError, UpstreamDownError } from '../src/api/errors.js';
-import { BodyDecodeError, BodyTooLargeError } from '../src/api/read-body.js';
+import { BodyDecodeError, BodyTooLargeError, ShortBodyError } from '../src/api/read-body.js';
 import { UsageError } from '../src/commands/context.js';
 import { DatabaseError } from '../src/db/errors.js';
+import { PoolingModeError } from '../src/db/pooler-check.js';
 import { WarehouseUnavailableError } from '../src/db/warehouse-unavailable.js';
 import { WarehouseUpgradeError } from '../src/db/warehouse-upgrade-error.js';
 import { WarehouseBusyError } from '../src/embedded/data-dir-lock.js';
@@ -19,6 +21,7 @@ import { ShapesFileError } from '../src/shapes/file.js';
 import { BadRequestError } from '../src/simulator/http.js';
 import { ListKeyError } from '../src/sync/bad-body.js';
 import { ScopeStageError } from '../src/sync/scope-failure.js';
+import { RunFencedError } from '../src/sync/sql/sync-runs.js';
 
 /**
  * Every error class in src/ is built on PitwallError, so the CLI can read how it ends a command
@@ -87,7 +90,8 @@ const EXAMPLES: ReadonlyArray<[PitwallError, code: string, exitStatus: number, e
   [new ConfigError([{ variable: 'DATABASE_URL', message: 'required' }]), 'config', EXIT.usage, true],
   [new ShapesFileError('no such file'), 'shapes-file', EXIT.usage, true],
   [new RoleError('role r does not exist'), 'role', EXIT.usage, true],
-  [new KeyRefusedError('the upstream refused MRP_API_KEY'), 'key-refused', EXIT.usage, true],
+  [new PoolingModeError('PITWALL_LOCK_DATABASE_URL', 'DATABASE_URL (u) reaches a transaction-pooling PgBouncer'), 'pooling-mode', EXIT.usage, true],
+  [new KeyRefusedError('the upstream refused MRP_API_KEY'), 'key-refused', EXIT.keyRefused, true],
   [new UpstreamUnreachableError('no answer'), 'upstream-unreachable', EXIT.upstreamUnreachable, true],
   [new WarehouseUnavailableError({ warehouse: 'w', problem: 'p', remedy: 'r' }), 'warehouse-unavailable', EXIT.failed, true],
   [new WarehouseUpgradeError({ warehouse: 'w', problem: 'p', remedy: 'r' }), 'warehouse-upgrade', EXIT.failed, true],
@@ -96,12 +100,15 @@ const EXAMPLES: ReadonlyArray<[PitwallError, code: string, exitStatus: number, e
   [new BadRequestError('body is not valid JSON'), 'bad-request', EXIT.usage, true],
   [new BodyTooLargeError('received', 1024), 'body-too-large', EXIT.failed, true],
   [new BodyDecodeError('broken gzip'), 'body-decode', EXIT.failed, false],
+  [new ShortBodyError(1203, 2406), 'body-short', EXIT.failed, false],
+  [new CharsetError('a body in charset x-unknown, which pitwall cannot decode'), 'body-charset', EXIT.failed, false],
   [new ApiError('GET x failed: HTTP 500', { kind: 'http', retryable: true, url: 'x', status: 500 }), 'api', EXIT.failed, false],
   [new PayloadError('not JSON', { snippet: '{' }), 'payload', EXIT.failed, false],
   [new UpstreamDownError(5), 'upstream-down', EXIT.failed, false],
   [new ListKeyError('results: the response has no "Results" list'), 'list-key', EXIT.failed, false],
   [new ScopeStageError('load', new Error('boom')), 'scope-stage', EXIT.failed, false],
   [new DatabaseError('database error', { retryable: false }), 'database', EXIT.failed, false],
+  [new RunFencedError(7, 'abandoned'), 'run-fenced', EXIT.failed, false],
 ];
 
 describe('the error base', () => {

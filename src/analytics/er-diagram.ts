@@ -6,7 +6,7 @@ import { BOOKKEEPING_COLUMNS } from '../db/schema/columns.js';
 import * as mrpSchema from '../db/schema/mrp.js';
 import * as pitwallSchema from '../db/schema/pitwall.js';
 
-import { RELATIONSHIPS, constraintName, holdsWhen, keyPairs, qualifiedTable, type Relationship } from './relationships.js';
+import { RELATIONSHIPS, type Relationship } from './relationships.js';
 
 interface DiagramTable {
   schema: string;
@@ -45,8 +45,8 @@ function check(tables: Map<string, DiagramTable>, r: Relationship): void {
 }
 
 /**
- * The warehouse as a Mermaid ER diagram, drawn from the Drizzle schema (tables, columns, types,
- * primary keys) and RELATIONSHIPS (the joins). The bookkeeping columns every mrp table carries
+ * The warehouse as a Mermaid ER diagram, drawn from the Drizzle schema (tables, their key columns
+ * and types) and RELATIONSHIPS (the joins). The bookkeeping columns every mrp table carries
  * are left out so the diagram shows what tells the tables apart. docs/warehouse.md holds the
  * output; test/analytics/docs.test.ts fails when the two differ.
  */
@@ -72,27 +72,17 @@ export function erDiagram(): string {
     for (const c of t.columns) {
       if (t.schema === 'mrp' && bookkeeping.has(c.name)) continue;
       const keys = [c.primary ? 'PK' : '', foreign.has(`${t.name}.${c.name}`) ? 'FK' : ''].filter(Boolean).join(', ');
-      lines.push(`    ${mermaidType(c.type)} ${c.name}${keys ? ` ${keys}` : ''}`);
+      // Keys only: the other columns, with the wire field behind each, are listed beside the diagram.
+      if (keys) lines.push(`    ${mermaidType(c.type)} ${c.name} ${keys}`);
     }
     lines.push('  }');
   }
+  // An enforced key is drawn solid, a NOT ENFORCED one (or none, before PostgreSQL 18) dotted; a
+  // join that holds only once the warehouse is complete says so in its label.
   for (const r of RELATIONSHIPS) {
-    lines.push(`  ${r.parent} ||--o{ ${r.child} : "${r.on.map(([c, p]) => (c === p ? c : `${c} = ${p}`)).join(', ')}"`);
-  }
-  return lines.join('\n');
-}
-
-/**
- * Every join of the diagram as a table: its columns, its foreign key (enforced, or NOT ENFORCED
- * on PostgreSQL 18 and later) and when it holds (docs/warehouse.md, generated; the relationships
- * test checks the database has exactly these keys).
- */
-export function joinsTable(): string {
-  const lines = ['| Child | Parent | Columns | Foreign key | Holds |', '|---|---|---|---|---|'];
-  for (const r of RELATIONSHIPS) {
-    const columns = keyPairs(r).map(([c, p]) => (c === p ? `\`${c}\`` : `\`${c}\` = \`${p}\``)).join(', ');
-    const key = `\`${constraintName(r)}\`: ${r.enforced === true ? 'enforced' : 'not enforced, on PostgreSQL 18 and later (none before)'}`;
-    lines.push(`| \`${qualifiedTable(r.child)}\` | \`${qualifiedTable(r.parent)}\` | ${columns} | ${key} | ${holdsWhen(r)} |`);
+    const line = r.enforced === true ? '||--o{' : '||..o{';
+    const label = `${r.on.map(([c, p]) => (c === p ? c : `${c} = ${p}`)).join(', ')}${r.holds === 'complete' ? ' (once complete)' : ''}`;
+    lines.push(`  ${r.parent} ${line} ${r.child} : "${label}"`);
   }
   return lines.join('\n');
 }

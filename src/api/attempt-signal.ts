@@ -18,16 +18,27 @@ export interface AttemptSignal {
   end(): void;
 }
 
-export function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number): AttemptSignal {
+/**
+ * `graceMs`, asked each time the deadline passes: milliseconds more before it is asked again, or
+ * 0 to abort now (a body still arriving at a good pace is read on: body-pace.ts).
+ */
+export function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number, graceMs: () => number = () => 0): AttemptSignal {
   const controller = new AbortController();
   let timedOut = false;
-  const deadline = setTimeout(() => {
+  let deadline: ReturnType<typeof setTimeout>;
+  const arm = (ms: number) => {
+    deadline = setTimeout(expire, ms);
+    // A request in flight keeps the process alive by its socket; its deadline alone need not.
+    deadline.unref?.();
+  };
+  const expire = () => {
+    const more = graceMs();
+    if (more > 0) return arm(more);
     timedOut = true;
     // The reason AbortSignal.timeout gives.
     controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
-  }, timeoutMs);
-  // A request in flight keeps the process alive by its socket; its deadline alone need not.
-  deadline.unref?.();
+  };
+  arm(timeoutMs);
   const unfollow = caller ? follow(caller, controller) : undefined;
   return {
     signal: controller.signal,

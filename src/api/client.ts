@@ -95,7 +95,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         });
       });
       if (!('bytes' in received)) return received;
-      const outcome = interpretBody(received.bytes, { shownUrl, attempts: event.attempt, known, secrets, release: () => hold.release() });
+      const outcome = interpretBody(received.bytes, { shownUrl, attempts: event.attempt, charset: received.charset, known, secrets, release: () => hold.release() });
       handedOn = 'result' in outcome && outcome.result.kind === 'ok';
       return outcome;
     } finally {

@@ -9,10 +9,11 @@ import { EXIT, PitwallError } from '../errors.js';
 /**
  * `http`: a status pitwall does not take (a redirect included); `network`: no answer; `timeout`:
  * no headers in time; `slow-body`: the headers came but the body was still arriving at the
- * deadline; `too-large`: the body passed a size limit; `decode`: its Content-Encoding was broken;
- * `body`: not JSON.
+ * deadline; `short-body`: the connection closed before the body's end; `too-large`: the body
+ * passed a size limit; `decode`: its Content-Encoding was broken; `charset`: its Content-Type
+ * names a charset pitwall cannot decode; `body`: not JSON.
  */
-export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'slow-body' | 'too-large' | 'decode' | 'body';
+export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'slow-body' | 'short-body' | 'too-large' | 'decode' | 'charset' | 'body';
 
 export interface ApiErrorDetails {
   kind: ApiErrorKind;

@@ -2,14 +2,25 @@ import { jsonText } from '../exact-number.js';
 import { redactError } from '../secrets.js';
 
 import { MAX_BODY_DEPTH, nestsDeeperThan, parseBody, type ParsedBody } from './body.js';
+import { CharsetError, utf8Body } from './charset.js';
 import { PayloadError } from './errors.js';
 import { maskEscapedSecrets, maskSecretsInBytes, maskSnippet } from './mask-secrets.js';
 import { envelope, isRequestValid } from './schemas/envelope.js';
-import type { AttemptOutcome, GetOptions } from './types.js';
+import type { AttemptOutcome, Failure, GetOptions } from './types.js';
+
+/** The body as UTF-8 (charset.ts), or the failure of a charset pitwall cannot decode. */
+function inUtf8(bytes: Uint8Array, charset: string | null, shownUrl: string): Uint8Array | { failure: Failure } {
+  try {
+    return utf8Body(bytes, charset);
+  } catch (err) {
+    if (!(err instanceof CharsetError)) throw err;
+    return { failure: { kind: 'charset', retryable: false, message: `GET ${shownUrl} failed: ${err.message}` } };
+  }
+}
 
 /**
  * Turns a 2xx body into a result: a body the caller already knows, an answer (valid or
- * `RequestValid` 0), a failure worth a retry (not JSON: usually cut off), or a reject (JSON the
+ * `RequestValid` 0), a failure (a charset it cannot decode; not JSON, worth a retry: usually cut off), or a reject (JSON the
  * upstream would serve again: too deep, or not a v2 envelope). Every text that leaves here has the
  * key taken out: the upstream's text could quote the request URL.
  */
@@ -18,17 +29,20 @@ export function interpretBody(
   {
     shownUrl,
     attempts,
+    charset,
     known,
     secrets,
     release,
-  }: { shownUrl: string; attempts: number; known: GetOptions['known']; secrets: string[]; release: () => void },
+  }: { shownUrl: string; attempts: number; charset: string | null; known: GetOptions['known']; secrets: string[]; release: () => void },
 ): AttemptOutcome {
+  const utf8 = inUtf8(bytes, charset, shownUrl);
+  if ('failure' in utf8) return utf8;
   // Masked before anything reads the body, the unchanged-body digest included: what is hashed,
   // parsed, kept and stored never holds a secret.
-  const screened = maskSecretsInBytes(bytes, secrets);
+  const screened = maskSecretsInBytes(utf8, secrets);
   const { masked } = screened;
   if (known?.(screened.bytes)) return { result: { kind: 'known', attempts, bytes: bytes.byteLength, maskedValues: masked } };
-  const text = screened.text ?? new TextDecoder().decode(bytes);
+  const text = screened.text ?? new TextDecoder().decode(utf8);
   let parsed: ParsedBody;
   try {
     parsed = parseBody(text);

@@ -12,6 +12,10 @@ export interface BodyLimits {
   maxBytes: number;
   maxDecodedBytes: number;
   onDecoded?: (bytes: number) => Promise<void> | null;
+  /** Told of each chunk as received (before decoding), and of the body's end: what judges its pace (body-pace.ts). */
+  onReceived?: (bytes: number, ended: boolean) => void;
+  /** Told when the reader pauses the connection (its decoder or the budget is behind) and resumes it. */
+  onReaderPaused?: (paused: boolean) => void;
 }
 
 /** The setting behind each limit, named in every message about it. */
@@ -43,6 +47,27 @@ export class BodyDecodeError extends PitwallError {
   readonly code = 'body-decode';
   readonly exitStatus = EXIT.failed;
   readonly expected = false;
+}
+
+/**
+ * A body whose connection closed before its end: fewer bytes than its Content-Length announced,
+ * or a chunked body without its last chunk. Received bytes are counted as sent (before decoding).
+ */
+export class ShortBodyError extends PitwallError {
+  override readonly name = 'ShortBodyError';
+  readonly code = 'body-short';
+  readonly exitStatus = EXIT.failed;
+  readonly expected = false;
+
+  constructor(
+    readonly received: number,
+    /** What the Content-Length announced; undefined for a chunked body. */
+    readonly declared: number | undefined,
+    options: { cause?: unknown } = {},
+  ) {
+    const of = declared === undefined ? `${received} bytes of a chunked body, before its last chunk` : `${received} of the ${declared} bytes its Content-Length announced`;
+    super(`the body was cut short: the connection closed after ${of}`, options);
+  }
 }
 
 export function formatBytes(bytes: number): string {
@@ -85,7 +110,7 @@ function arrayBufferOf(body: Buffer): ArrayBuffer {
  * The whole decoded body of `res`, within `limits`. A body over a limit rejects with
  * BodyTooLargeError the moment it passes it (or at once, when its Content-Length says so) and
  * its connection is destroyed, so nothing more of it is read; a connection closed before the
- * body's end rejects as a reset (a network fault); a broken encoding as BodyDecodeError.
+ * body's end rejects as ShortBodyError; a broken encoding as BodyDecodeError.
  */
 export function readBody(res: http.IncomingMessage, limits: BodyLimits): Promise<ArrayBuffer> {
   return new Promise((resolve, reject) => {
@@ -95,6 +120,15 @@ export function readBody(res: http.IncomingMessage, limits: BodyLimits): Promise
     let decoder: Decoder | null | undefined;
     let settled = false;
 
+    // The connection waits on the reader: that time is pitwall's, not the upstream's (body-pace.ts).
+    const pauseConnection = () => {
+      res.pause();
+      limits.onReaderPaused?.(true);
+    };
+    const resumeConnection = () => {
+      res.resume();
+      limits.onReaderPaused?.(false);
+    };
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
@@ -114,17 +148,25 @@ export function readBody(res: http.IncomingMessage, limits: BodyLimits): Promise
       chunks.push(chunk);
       const waiting = limits.onDecoded?.(chunk.length);
       if (!waiting) return;
-      const paused = decoder ?? res;
-      paused.pause();
-      waiting.then(() => paused.resume(), fail);
+      if (decoder) {
+        decoder.pause();
+        waiting.then(() => decoder?.resume(), fail);
+        return;
+      }
+      pauseConnection();
+      waiting.then(resumeConnection, fail);
     };
 
-    const declared = Number(res.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limits.maxBytes) return fail(new BodyTooLargeError('received', limits.maxBytes, declared));
+    const length = Number(res.headers['content-length'] ?? Number.NaN);
+    const declared = Number.isFinite(length) ? length : undefined;
+    if (declared !== undefined && declared > limits.maxBytes) return fail(new BodyTooLargeError('received', limits.maxBytes, declared));
+    // Node reports a connection lost mid-body as "aborted" (or only by 'close'): named by what came.
+    const cutShort = (cause?: unknown) => fail(new ShortBodyError(received, declared, { cause }));
 
     res.on('data', (chunk: Buffer) => {
       if (settled) return;
       received += chunk.length;
+      limits.onReceived?.(chunk.length, false);
       if (received > limits.maxBytes) return fail(new BodyTooLargeError('received', limits.maxBytes));
       if (decoder === undefined) {
         try {
@@ -137,17 +179,18 @@ export function readBody(res: http.IncomingMessage, limits: BodyLimits): Promise
           decoder.on('error', (err) => fail(new BodyDecodeError(`the body's ${res.headers['content-encoding']} encoding is broken: ${err.message}`)));
           decoder.on('end', finish);
           // The decoder's input backs up while its output waits for the budget: pause the socket too.
-          decoder.on('drain', () => res.resume());
+          decoder.on('drain', resumeConnection);
         }
       }
       if (!decoder) return keep(chunk);
-      if (!decoder.write(chunk)) res.pause();
+      if (!decoder.write(chunk)) pauseConnection();
     });
-    res.on('error', fail);
+    res.on('error', (err) => (res.complete ? fail(err) : cutShort(err)));
     res.once('close', () => {
-      if (!res.complete) fail(Object.assign(new Error('the connection closed before the body ended'), { code: 'ECONNRESET' }));
+      if (!res.complete) cutShort();
     });
     res.once('end', () => {
+      limits.onReceived?.(0, true);
       // An empty body never made a decoder: there is nothing to decode.
       if (decoder) decoder.end();
       else finish();

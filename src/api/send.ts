@@ -1,9 +1,11 @@
 import { redact, redactError } from '../secrets.js';
 
 import { attemptSignal } from './attempt-signal.js';
+import { BodyPace, SLOW_BODY_BYTES_PER_S } from './body-pace.js';
 import type { BudgetHold } from './byte-budget.js';
+import { charsetOf } from './charset.js';
 import type { Transport } from './http-get.js';
-import { BodyDecodeError, BodyTooLargeError, type BodyLimits } from './read-body.js';
+import { BodyDecodeError, BodyTooLargeError, ShortBodyError, type BodyLimits } from './read-body.js';
 import { parseRetryAfterMs } from './retry-after.js';
 import type { Failure } from './types.js';
 
@@ -27,11 +29,11 @@ const NETWORK_CODES = new Set([
 const NETWORK_MESSAGE = /fetch failed|terminated|socket hang up|other side closed|ECONNRESET/i;
 
 /**
- * Attempts of one request that may end with its body still arriving at the deadline: the deadline
- * covers the whole answer, so a body that trickles will most likely trickle again, and five
- * attempts of it cost five timeouts. Other failures between them do not count.
+ * Attempts of one request that may end at the deadline, with no status line yet or with the body
+ * still arriving: a server that answers that slowly once will most likely do it again, and five
+ * attempts of it cost five timeouts. Counted per kind; other failures between them do not count.
  */
-const SLOW_BODY_ATTEMPTS = 2;
+const SLOW_ANSWER_ATTEMPTS = 2;
 
 /** True for a connection-level fault, looking through the `cause` chain (a fetch wraps the socket's error). */
 function isNetworkFault(err: unknown, depth = 0): boolean {
@@ -69,7 +71,7 @@ function redirectTarget(location: string | null, from: string): string {
 }
 
 /**
- * One GET and its body's bytes, or the failure, classified for the retry loop: an HTTP status
+ * One GET and its body's bytes with the charset its Content-Type names, or the failure, classified for the retry loop: an HTTP status
  * (retryable or not, with its Retry-After), a timeout before the headers or a body still arriving
  * at it, a body over its limits or with a broken encoding, or a network fault. The caller's abort
  * ends it at once and is thrown, never reported as a failure.
@@ -78,14 +80,22 @@ export async function sendRequest(
   transport: Transport,
   url: string,
   { shownUrl, timeoutMs, callerSignal, secrets, now, limits, hold, done }: SendOptions,
-): Promise<{ bytes: Uint8Array } | { failure: Failure }> {
-  const attempt = attemptSignal(callerSignal, timeoutMs);
+): Promise<{ bytes: Uint8Array; charset: string | null } | { failure: Failure }> {
+  const pace = new BodyPace(now);
+  const attempt = attemptSignal(callerSignal, timeoutMs, () => pace.graceMs());
   const { signal } = attempt;
   const started = performance.now();
   let status: number | null = null;
+  const watched: BodyLimits = {
+    ...limits,
+    onDecoded: (n) => hold.grow(n, signal),
+    onReceived: (n, ended) => pace.receivedBytes(n, ended),
+    onReaderPaused: (paused) => pace.readerPaused(paused),
+  };
   try {
-    const res = await transport(url, { signal, headers: { accept: 'application/json' }, limits: { ...limits, onDecoded: (n) => hold.grow(n, signal) } });
+    const res = await transport(url, { signal, headers: { accept: 'application/json' }, limits: watched });
     status = res.status;
+    pace.headersCame();
     if (!res.ok) {
       // Free the connection without reading an error page we have no use for.
       await res.body?.cancel().catch(() => undefined);
@@ -94,7 +104,7 @@ export async function sendRequest(
     const bytes = new Uint8Array(await res.arrayBuffer());
     // A stand-in transport reads the body whole, without the limits: judged here instead.
     if (bytes.byteLength > limits.maxDecodedBytes) throw new BodyTooLargeError('decoded', limits.maxDecodedBytes);
-    return { bytes };
+    return { bytes, charset: charsetOf(res.headers.get('content-type')) };
   } catch (err) {
     if (callerSignal?.aborted) throw callerSignal.reason;
     return { failure: thrownFailure(err, { shownUrl, timeoutMs, secrets, timedOut: attempt.timedOut, headersCame: status !== null }) };
@@ -125,10 +135,12 @@ function thrownFailure(
   if (err instanceof BodyDecodeError) return { kind: 'decode', retryable: false, message: `GET ${shownUrl} failed: ${err.message}` };
   const cause = redactError(err, secrets);
   if (timedOut && headersCame) {
-    const message = `GET ${shownUrl} failed: the body was still arriving after ${timeoutMs} ms (PITWALL_REQUEST_TIMEOUT_MS covers the whole answer)`;
-    return { kind: 'slow-body', retryable: true, maxOfKind: SLOW_BODY_ATTEMPTS, message, cause };
+    const message = `GET ${shownUrl} failed: the body was still arriving after ${timeoutMs} ms, slower than ${SLOW_BODY_BYTES_PER_S / 1024} KiB/s (PITWALL_REQUEST_TIMEOUT_MS)`;
+    return { kind: 'slow-body', retryable: true, maxOfKind: SLOW_ANSWER_ATTEMPTS, message, cause };
   }
-  if (timedOut) return { kind: 'timeout', retryable: true, message: `GET ${shownUrl} timed out after ${timeoutMs} ms`, cause };
+  if (timedOut) return { kind: 'timeout', retryable: true, maxOfKind: SLOW_ANSWER_ATTEMPTS, message: `GET ${shownUrl} timed out after ${timeoutMs} ms`, cause };
+  // Cut off on the way, as a reset is: the next attempt usually gets the whole body.
+  if (err instanceof ShortBodyError) return { kind: 'short-body', retryable: true, message: `GET ${shownUrl} failed: ${err.message}`, cause };
   const detail = redact(err instanceof Error ? err.message : String(err), secrets);
   return { kind: 'network', retryable: isNetworkFault(err), message: `GET ${shownUrl} failed: ${detail}`, cause };
 }

@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CONFIG_VARIABLES, configSecrets, type Config, type ConfigFlags } from '../config.js';
 import { EXIT, PitwallError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
+import { machineToday } from '../simulator/world/today.js';
 
 // Declared beside the error base, whose exit statuses they are; commands import them from here.
 export { EXIT };
@@ -68,3 +69,10 @@ export function makeLogger(config: Config, ctx: CommandContext, secrets: readonl
 
 /** `--source NAME`, repeatable: the sources a command works for (all when none is named). */
 export const SOURCE_OPTION = { source: { type: 'string', multiple: true } } as const;
+
+/** `--today YYYY-MM-DD` of `simulate` and `demo`: the simulated world's today, the machine's date unless given. */
+export function worldToday(value: string | undefined): string {
+  if (value === undefined) return machineToday();
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new UsageError('--today must be a date, YYYY-MM-DD');
+  return value;
+}

@@ -3,12 +3,12 @@ import { fileURLToPath } from 'node:url';
 
 import { topOfStandings, warehouseCounts } from '../analytics/demo-report.js';
 import { loadConfig } from '../config.js';
-import { openWarehouse } from '../db/open-warehouse.js';
+import { dataElsewhereLine, openWarehouse } from '../db/open-warehouse.js';
 import { startSimulator } from '../simulator/server.js';
 import type { Scale } from '../simulator/world/types.js';
 import { runSync } from '../sync/run.js';
 
-import { EXIT, HELP, UsageError, makeLogger, parse, type CommandContext } from './context.js';
+import { EXIT, HELP, UsageError, makeLogger, parse, worldToday, type CommandContext } from './context.js';
 import { renderTable } from './format.js';
 import { createProgressReporter } from './progress.js';
 
@@ -28,18 +28,11 @@ const FOLLOW_UP_RECIPE = 'feature-wins-this-season';
 const COOKBOOK_PATH = fileURLToPath(new URL('../../docs/cookbook.md', import.meta.url));
 
 /**
- * The machine's date, as the warehouse's `localtimestamp` reads it: the recipes that compare
- * with the clock (events-missing-results) then agree with the demo world on what is past.
- */
-const localToday = (now = new Date()): string =>
-  `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
-
-/**
  * `pitwall demo [--scale small] [--seed 7] [--today YYYY-MM-DD] [--dir DIR]`: the first five minutes in one command.
  * Starts the simulator in this process, syncs it into a fresh embedded warehouse (DIR, by
  * default PITWALL_DATA_DIR/demo; DATABASE_URL is ignored, so a real database is never touched),
  * prints what was loaded and the top of the standings, and says how to query and attach. The
- * world's today is the machine's (or --today), so its past is the recipes' past.
+ * world's today is the machine's (or --today), as `pitwall simulate`'s is, so its past is the recipes' past.
  * Offline: the simulator and the warehouse's PostgreSQL server both listen on 127.0.0.1.
  */
 export async function run(ctx: CommandContext): Promise<number> {
@@ -50,11 +43,11 @@ export async function run(ctx: CommandContext): Promise<number> {
   const scale = (values.scale ?? 'small') as Scale;
   if (!SCALES.includes(scale)) throw new UsageError(`--scale must be one of ${SCALES.join(', ')}`);
   if (values.seed !== undefined && !/^\d+$/.test(values.seed)) throw new UsageError('--seed must be a whole number');
-  if (values.today !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.today)) throw new UsageError('--today must be a date, YYYY-MM-DD');
+  const today = worldToday(values.today);
   const started = performance.now();
   const say = (text: string) => ctx.err?.(`${text}\n`);
 
-  const sim = await startSimulator({ scale, seed: Number(values.seed ?? 7), today: values.today ?? localToday() });
+  const sim = await startSimulator({ scale, seed: Number(values.seed ?? 7), today });
   try {
     const config = loadConfig({
       ...ctx.env,
@@ -103,6 +96,9 @@ export async function run(ctx: CommandContext): Promise<number> {
           `  PITWALL_DATA_DIR=${where} npx pitwall sql --recipe ${FOLLOW_UP_RECIPE}`,
           'Attach psql or a BI tool (DBeaver, Metabase, Grafana):',
           `  PITWALL_DATA_DIR=${where} npx pitwall serve-sql --port 5433`,
+          ...(warehouse.dataElsewhere ? [`Note: ${dataElsewhereLine(where, warehouse.dataElsewhere)}.`] : []),
+          'Remove it when done:',
+          `  PITWALL_DATA_DIR=${where} npx pitwall remove-warehouse --yes`,
         ].join('\n'),
       );
       return EXIT.ok;

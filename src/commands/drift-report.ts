@@ -1,6 +1,6 @@
 import { hasDrift, type EndpointDrift } from '../sync/shape/report.js';
 
-import { renderTable } from './format.js';
+import { renderTable, wrapText } from './format.js';
 
 const pct = (seen: number, of: number): string => (of > 0 ? `${((100 * seen) / of).toFixed(seen === 0 ? 0 : 1)}%` : '-');
 const n = (x: number): string => x.toLocaleString('en-US');
@@ -35,7 +35,7 @@ export function driftText(report: readonly EndpointDrift[]): string {
     if (e.failing.length) {
       parts.push('  fields whose values failed their type (stored as NULL):');
       parts.push(
-        indent(renderTable(['path', 'count', 'example', 'reason'], e.failing.map((f) => [f.path, f.count, f.example ?? '', f.reason.slice(0, 80)]), [false, true, false, false])),
+        indent(renderTable(['path', 'count', 'example', 'reason'], e.failing.map((f) => [f.path, f.count, f.example ?? '', wrapText(f.reason, 80)]), [false, true, false, false])),
       );
     }
   }

@@ -1,4 +1,4 @@
-import { grantReadOnly, READABLE_SCHEMAS } from '../analytics/grant-readonly.js';
+import { grantReadOnly, READABLE_OPERATIONS, READABLE_SCHEMAS } from '../analytics/grant-readonly.js';
 import { loadConfig } from '../config.js';
 import { openWarehouse } from '../db/open-warehouse.js';
 
@@ -21,6 +21,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   } finally {
     await warehouse.close();
   }
-  ctx.out(`role ${role} may now read schemas ${READABLE_SCHEMAS.join(' and ')} (tables and views, including ones created later by this role) and nothing else of pitwall's`);
+  ctx.out(
+    `role ${role} may now read schemas ${READABLE_SCHEMAS.join(' and ')} (tables and views, including ones created later by this role) and pitwall's ${READABLE_OPERATIONS.join(', ')}; nothing else of pitwall's`,
+  );
   return EXIT.ok;
 }

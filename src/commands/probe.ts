@@ -114,7 +114,7 @@ async function probeSource(source: Source, logger: Logger, signal: AbortSignal, 
   }
 }
 
-/** A source's exit code: its failure's (2 for a refused key, 5 for an upstream out of reach), 1 when a sample could not be had. */
+/** A source's exit code: its failure's (4 for a refused key, 5 for an upstream out of reach), 1 when a sample could not be had. */
 function exitCode(probed: Probed): number {
   if ('failure' in probed) return probed.failure.exitStatus;
   return probed.samples.some((s) => s.outcome !== 'ok') ? EXIT.failed : EXIT.ok;

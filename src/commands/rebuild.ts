@@ -1,5 +1,6 @@
 import { loadConfig } from '../config.js';
 import { openWarehouse } from '../db/open-warehouse.js';
+import { refuseSharedSessions } from '../db/pooler-check.js';
 import { loadSourceSettings, sourceSecrets } from '../sources.js';
 import { ENDPOINTS, type EndpointName } from '../sync/endpoints.js';
 import { REBUILD_LOCKS, runRebuild } from '../sync/rebuild.js';
@@ -34,6 +35,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const concurrency = Math.max(config.concurrency, ...configured.map((s) => s.config.concurrency));
   const poolMax = concurrency + REBUILD_LOCKS.length + 1;
   const warehouse = await openWarehouse(config, logger, { poolMax, purpose: 'rebuild' });
+  await refuseSharedSessions(warehouse, config);
   const stop = gracefulStop(config.shutdownTimeoutMs, ctx.signal);
   try {
     const sources = await warehouseSources(warehouse.pool, configured, config, values.source);

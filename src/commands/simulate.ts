@@ -2,10 +2,9 @@ import type { z } from 'zod';
 
 import { FAULT_KINDS, faultConfigSchema, MAX_SITES, quirksSchema, SIMULATOR_KEY } from '../simulator/options.js';
 import { startSimulator } from '../simulator/server.js';
-import { DEFAULT_TODAY } from '../simulator/world/generate/index.js';
 import { DEFAULT_QUIRKS, type Scale } from '../simulator/world/types.js';
 
-import { EXIT, HELP, UsageError, parse, type CommandContext } from './context.js';
+import { EXIT, HELP, UsageError, parse, worldToday, type CommandContext } from './context.js';
 
 const SCALES: readonly Scale[] = ['tiny', 'small', 'medium', 'large'];
 const DEFAULT_PORT = 4010;
@@ -18,7 +17,8 @@ Usage: pitwall simulate [options]
 Options:
   --scale ${SCALES.join('|').padEnd(26)}how big a world (default small)
   --seed N                          seeds the world, fault picking and quirks (default 7)
-  --today YYYY-MM-DD                the world's today: seasons up to it have results (default ${DEFAULT_TODAY})
+  --today YYYY-MM-DD                the world's today: seasons up to it have results (default the
+                                    machine's date, as for pitwall demo)
   --port N                          port to listen on, 0 for any free one (default ${DEFAULT_PORT})
   --host ADDRESS                    address to listen on (default 127.0.0.1)
   --key KEY                         the API key it accepts (default ${SIMULATOR_KEY})
@@ -79,6 +79,7 @@ function whole(value: string | undefined, name: string): number | undefined {
 /** `pitwall simulate`: serve the simulator until the first signal. */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parse({ args: ctx.args, options: OPTIONS });
+  const today = worldToday(values.today);
   const sites = whole(values.sites, 'sites');
   if (sites !== undefined && (sites < 1 || sites > MAX_SITES)) throw new UsageError(`--sites must be from 1 to ${MAX_SITES}`);
   if (sites !== undefined && values.key) throw new UsageError('--sites names its own keys (sim-site-1 ...); leave out --key');
@@ -87,17 +88,23 @@ export async function run(ctx: CommandContext): Promise<number> {
   const seed = whole(values.seed, 'seed');
   const faults = jsonFlag(values.faults, 'faults', faultConfigSchema);
   const quirks = jsonFlag(values.quirks, 'quirks', quirksSchema);
+  const port = whole(values.port, 'port') ?? DEFAULT_PORT;
   const sim = await startSimulator({
-    port: whole(values.port, 'port') ?? DEFAULT_PORT,
+    port,
     scale,
     ...(values.host ? { host: values.host } : {}),
     ...(seed !== undefined ? { seed } : {}),
-    ...(values.today ? { today: values.today } : {}),
+    today,
     ...(values.key ? { key: values.key } : {}),
     ...(sites !== undefined ? { sites } : {}),
     ...(faults !== undefined ? { faults } : {}),
     ...(quirks !== undefined ? { quirks } : {}),
     ...(values.drift ? { drift: true } : {}),
+  }).catch((err: unknown) => {
+    // A port that cannot be had is a bad --port, said as every bad value is.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES') throw err;
+    throw new UsageError(`--port ${port}: ${values.host ?? '127.0.0.1'}:${port} ${code === 'EADDRINUSE' ? 'is already in use' : 'may not be bound by this user'}; choose another (0 for any free one) or stop what holds it`);
   });
   const s = sim.world.summary();
   ctx.out(

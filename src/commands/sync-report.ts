@@ -25,6 +25,7 @@ function summaryObject(s: RunSummary): Record<string, unknown> {
     maskedValues: s.maskedValues,
     ...(s.keyRefused ? { keyRefused: true } : {}),
     ...(s.upstreamUnreachable ? { upstreamUnreachable: true } : {}),
+    ...(s.continues ? { continues: s.continues } : {}),
     ...(s.error ? { error: s.error } : {}),
   };
 }

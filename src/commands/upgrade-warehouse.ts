@@ -1,4 +1,5 @@
 import { loadConfig } from '../config.js';
+import { migrateWarehouse } from '../db/migrate-warehouse.js';
 import { upgradeWarehouse, type UpgradeReport } from '../db/upgrade-warehouse.js';
 import { POSTGRES_SUBDIR } from '../embedded/cluster-home.js';
 
@@ -7,8 +8,9 @@ import { CONFIG_FLAG_OPTIONS, EXIT, HELP, UsageError, configFlags, makeLogger, p
 /**
  * `pitwall upgrade-warehouse`: moves the embedded warehouse in PITWALL_DATA_DIR from a cluster
  * made by the previous PostgreSQL major version to one of this release's, keeping the old one
- * (src/db/upgrade-warehouse.ts). Safe to interrupt and run again; run on a current warehouse, it
- * says so and changes nothing.
+ * (src/db/upgrade-warehouse.ts), then applies the migrations it has pending, so that the
+ * warehouse it leaves is ready to use. Safe to interrupt and run again; run on a current
+ * warehouse, it says so and changes nothing but what `pitwall migrate` would.
  */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parse({ args: ctx.args, options: { ...CONFIG_FLAG_OPTIONS, ...HELP } });
@@ -27,11 +29,12 @@ export async function run(ctx: CommandContext): Promise<number> {
     logger.warn('upgrade interrupted: the new cluster is removed and the old one left as it was; run pitwall upgrade-warehouse again to upgrade');
     return EXIT.interrupted;
   }
-  ctx.out(reportLines(report).join('\n'));
+  const { applied, ms } = await migrateWarehouse(config, logger, 'upgrade-warehouse');
+  ctx.out(reportLines(report, applied, ms).join('\n'));
   return EXIT.ok;
 }
 
-function reportLines(r: UpgradeReport): string[] {
+function reportLines(r: UpgradeReport, applied: number, ms: number): string[] {
   const link = `${r.dir}/${POSTGRES_SUBDIR}`;
   const lines =
     r.outcome === 'current'
@@ -45,8 +48,8 @@ function reportLines(r: UpgradeReport): string[] {
     if (r.reader) lines.push(`  the read-only role pitwall_reader is made again with its password; the SQL port is unchanged`);
     if (r.leftOut.length > 0) lines.push(`  not carried (not pitwall's tables): ${r.leftOut.join(', ')}`);
     if (r.rolesLeft.length > 0) lines.push(`  roles not carried: ${r.rolesLeft.join(', ')} (make them again, then pitwall grant-readonly <role>)`);
-    if (r.pending > 0) lines.push(`  ${r.pending} migration${r.pending === 1 ? ' was' : 's were'} pending in the old warehouse and still ${r.pending === 1 ? 'is' : 'are'}: run pitwall migrate`);
   }
+  if (applied > 0) lines.push(`  ${applied} pending migration${applied === 1 ? '' : 's'} applied in ${(ms / 1000).toFixed(1)} s: the warehouse is ready to use`);
   if (r.kept) {
     lines.push(
       `the old cluster is kept in ${r.kept}; delete it once you no longer need it`,

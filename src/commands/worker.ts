@@ -1,5 +1,6 @@
 import { loadConfig } from '../config.js';
 import { openWarehouse } from '../db/open-warehouse.js';
+import { refuseSharedSessions } from '../db/pooler-check.js';
 import { loadSources, sourceSecrets } from '../sources.js';
 import { createWorker } from '../worker/worker.js';
 
@@ -17,7 +18,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   // The pool is a setting, not a product of sources and jobs: runs borrow a connection only to
   // load an answer or record themselves, and their locks live on the worker's one lock session.
   const poolMax = config.dbPoolSize;
-  const warehouse = await openWarehouse(config, logger, { poolMax, purpose: 'worker', pending: 'apply' });
+  const warehouse = await openWarehouse(config, logger, { poolMax, purpose: 'worker', pending: 'apply', sayWhereDataLives: true });
+  await refuseSharedSessions(warehouse, config);
   // The global settings (port, token, time zone, shutdown) are every source's config's too.
   const worker = createWorker({ pool: warehouse.pool, config: sources[0]!.config, logger }, { sources });
   const stopped = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 import { alive } from './data-dir-lock.js';
 import { EmbeddedServerError } from './errors.js';
@@ -63,7 +63,7 @@ export function clusterPlace(dir: string, user: ServerUser | null, clustersDir =
   }
   return {
     data,
-    notice: `the embedded PostgreSQL runs as ${user.name}, which cannot reach ${dir} (${blocked.at} is mode ${blocked.mode.toString(8)}); its data is kept in ${home} (linked from ${link})`,
+    notice: `the embedded PostgreSQL runs as ${user.name}, which cannot reach ${dir} (${blocked.at} is mode ${blocked.mode.toString(8)}); its data is kept in ${home} (linked from ${link}); pitwall remove-warehouse removes both`,
   };
 }
 
@@ -139,20 +139,34 @@ export async function sweepOrphanClusters(tools: PgTools, options: SweepOptions 
     }
     // Checked again just before removing: a moved directory may have taken it back meanwhile.
     if (now - since < ORPHAN_GRACE_MS || orphanedFrom(home) === null) continue;
-    // Renamed out of the way first (a dot name, which a later sweep clears if this process dies
-    // mid-way): removed in place, a concurrent sweep of another process could write its mark
-    // into the half-removed home and leave it behind; renamed, that write fails instead.
-    const doomed = join(clustersDir, `.${name}.${process.pid}.removing`);
-    try {
-      renameSync(home, doomed);
-    } catch {
-      continue; // Another process's sweep took it first.
-    }
-    rmSync(doomed, { recursive: true, force: true });
+    if (!removeHome(home)) continue; // Another process's sweep took it first.
     removed.push(home);
     report(`removed the embedded PostgreSQL cluster ${home} of ${owner}, orphaned since ${new Date(since).toISOString()}`);
   }
   return removed;
+}
+
+/**
+ * Removes a cluster's home. Renamed out of the way first (a dot name, which a later sweep clears
+ * if this process dies mid-way): removed in place, a concurrent sweep of another process could
+ * write its mark into the half-removed home and leave it behind; renamed, that write fails
+ * instead. False when it was gone already (another process took it first).
+ */
+export function removeHome(home: string): boolean {
+  const doomed = join(dirname(home), `.${basename(home)}.${process.pid}.removing`);
+  try {
+    renameSync(home, doomed);
+  } catch {
+    return false;
+  }
+  rmSync(doomed, { recursive: true, force: true });
+  return true;
+}
+
+/** The home in `clustersDir` of `dir`'s cluster when it lives there (linked); null when it is in `dir` itself. */
+export function relocatedHome(dir: string, clustersDir = CLUSTERS_DIR): string | null {
+  const linked = linkTarget(join(dir, POSTGRES_SUBDIR));
+  return linked?.startsWith(`${clustersDir}/`) ? dirname(linked) : null;
 }
 
 /** When `home` was first found orphaned; null when it is not marked (or the mark is unreadable). */

@@ -1,3 +1,5 @@
+import { EXIT } from '../errors.js';
+
 import { EmbeddedServerError } from './errors.js';
 
 /** File-system error codes that mean "this directory cannot hold a warehouse", in words. */
@@ -29,5 +31,6 @@ export function dataDirError(err: unknown, dir: string, setting: string): Embedd
     `${setting} (${dir}) is not writable: ${cause} (${e.code})`,
     `set ${setting} to a directory pitwall may write, or set DATABASE_URL to use a PostgreSQL server`,
     e.message,
+    EXIT.usage,
   );
 }

@@ -2,6 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
+import { EXIT } from '../errors.js';
+
 import { EmbeddedServerError } from './errors.js';
 
 const PORT_FILE = 'port';
@@ -37,7 +39,7 @@ export function rememberPort(dir: string, port: number): void {
 
 export function portTaken(dir: string, { port, source }: PortChoice): EmbeddedServerError {
   const why = source === 'remembered' ? ` (the port it had last time, kept in ${join(dir, PORT_FILE)})` : '';
-  return new EmbeddedServerError(`the embedded warehouse's port ${port}${why} is in use by another program`, 'set PITWALL_SQL_PORT to a free port');
+  return new EmbeddedServerError(`the embedded warehouse's port ${port}${why} is in use by another program`, 'set PITWALL_SQL_PORT to a free port', undefined, EXIT.usage);
 }
 
 function rememberedPort(dir: string): number | undefined {

@@ -51,6 +51,8 @@ export interface EmbeddedServer {
   startMs: number;
   /** Set when something was done that a user should know of (the cluster placed outside `dir`). */
   notice: string | undefined;
+  /** PGDATA when it is not in `dir` but linked from it (see cluster-home.ts): what a user deleting `dir` would leave behind. */
+  dataElsewhere: string | undefined;
   /** Leaves the server: the last pitwall process to leave, with no other client attached, stops it. */
   close(): Promise<void>;
 }
@@ -150,6 +152,7 @@ interface Opened {
 }
 
 function serverHandle({ layout, port, started, password, notice }: Opened, purpose: string, began: number, sweeping: Promise<void>): EmbeddedServer {
+  const inDir = join(layout.dir, POSTGRES_SUBDIR);
   const url = superuserUrl(password, port);
   let closed: Promise<void> | undefined;
   return {
@@ -158,6 +161,7 @@ function serverHandle({ layout, port, started, password, notice }: Opened, purpo
     dir: layout.dir,
     started,
     notice,
+    dataElsewhere: layout.data === inDir ? undefined : layout.data,
     startMs: Math.round(performance.now() - began),
     close: () => (closed ??= sweeping.then(() => withDataDirLock(layout.dir, `${purpose} (leaving)`, () => leave(layout, url)))),
   };
@@ -165,11 +169,26 @@ function serverHandle({ layout, port, started, password, notice }: Opened, purpo
 
 /** Stops the server of a directory now, whatever uses it: for tests and the benchmark. */
 export async function stopEmbeddedServer(dir: string): Promise<void> {
+  await controlServer(dir, 'stop', ['stop', '-m', 'fast', '-w']);
+}
+
+/**
+ * Restarts the server of a directory now (fast: every session is ended), on the same port, and
+ * resolves once it accepts connections again: what a managed PostgreSQL's minor update does. For
+ * tests and the chaos bench.
+ */
+export async function restartEmbeddedServer(dir: string): Promise<void> {
+  const data = currentClusterData(resolve(dir));
+  // pg_ctl restart keeps the options the server was started with (its port among them).
+  await controlServer(dir, 'restart', ['restart', '-m', 'fast', '-w', '-t', '60', '-l', serverLogFile(data)]);
+}
+
+async function controlServer(dir: string, what: string, args: string[]): Promise<void> {
   const at = resolve(dir);
   const data = currentClusterData(at);
   if (!existsSync(join(data, 'postmaster.pid'))) return;
   const user = serverUser();
-  await withDataDirLock(at, 'stop', () => pgCtl({ user, bin: postgresBinaries(user) }, data, ['stop', '-m', 'fast', '-w']).then(() => undefined));
+  await withDataDirLock(at, what, () => pgCtl({ user, bin: postgresBinaries(user) }, data, args).then(() => undefined));
 }
 
 function readOrCreatePassword(dir: string): string {
@@ -220,7 +239,7 @@ async function start(layout: Layout, configured: number | undefined): Promise<nu
       if (!/could not (bind|create any TCP\/IP sockets)/.test(log)) throw startError(layout, said, log);
       if (choice.source === 'free' && attempt < 2) continue;
       const taken = portTaken(layout.dir, choice);
-      throw new EmbeddedServerError(taken.problem, taken.remedy, `${said}\n${log}`);
+      throw new EmbeddedServerError(taken.problem, taken.remedy, `${said}\n${log}`, taken.exitStatus);
     }
   }
 }

@@ -6,8 +6,9 @@ import { ENDPOINTS } from '../sync/endpoints.js';
 import { JOB_NAMES, type JobName } from '../sync/jobs.js';
 import type { SyncObserver } from '../sync/types.js';
 
-import { runningRuns, type RunningRun } from './running-runs.js';
+import type { RunningRun } from './running-runs.js';
 import { setAsideCounts } from './status-queries.js';
+import { readSnapshot, runsNow } from './status-snapshot.js';
 
 /** Row counts a run reports per table, as Prometheus `kind` labels; `unchanged` rows are not written. */
 const WRITE_KINDS = ['inserted', 'updated', 'deleted', 'rejected'] as const;
@@ -27,15 +28,25 @@ export interface WorkerMetrics {
 const ENDPOINT_BY_PATH = new Map(ENDPOINTS.map((e) => [e.path, e.name]));
 const endpointOf = (path: string): string => ENDPOINT_BY_PATH.get(path) ?? path;
 
+interface ScrapeReading {
+  running: RunningRun[];
+  setAside: Array<{ source: string; endpoint: string; kind: string; scopes: number }>;
+}
+
 /**
- * The running runs' progress gauges, read from pitwall.sync_runs at scrape time: any process's
- * runs, of any source, as their heartbeats left them. One query per scrape, shared by the four gauges.
+ * The gauges read from the warehouse at scrape time: the running runs' progress (any process's
+ * runs, of any source, as their heartbeats left them) and the scopes set aside now. One reading
+ * (readSnapshot) per scrape, shared by the five gauges, so they agree with each other and with
+ * the status page.
  */
-function runProgressGauges(pool: pg.Pool, registers: Registry[]): void {
-  let snapshot: { at: number; runs: Promise<RunningRun[]> } | undefined;
+function warehouseGauges(pool: pg.Pool, registers: Registry[]): void {
+  let last: { at: number; reading: Promise<ScrapeReading> } | undefined;
   const current = () => {
-    if (!snapshot || performance.now() - snapshot.at > 1000) snapshot = { at: performance.now(), runs: runningRuns(pool) };
-    return snapshot.runs;
+    if (!last || performance.now() - last.at > 1000) {
+      const reading = readSnapshot(pool, async (snapshot) => ({ running: (await runsNow(snapshot, null)).running, setAside: await setAsideCounts(snapshot.db) }));
+      last = { at: performance.now(), reading };
+    }
+    return last.reading;
   };
   const gauge = (name: string, help: string, value: (r: RunningRun) => number) =>
     new Gauge({
@@ -45,25 +56,21 @@ function runProgressGauges(pool: pg.Pool, registers: Registry[]): void {
       registers,
       async collect() {
         this.reset();
-        for (const r of await current()) this.set({ source: r.source, job: r.job }, value(r));
+        for (const r of (await current()).running) this.set({ source: r.source, job: r.job }, value(r));
       },
     });
   gauge('pitwall_run_scopes_done', 'Request scopes a running run has finished so far, by source and job (from its last heartbeat).', (r) => r.scopes_done);
   gauge('pitwall_run_scopes_total', 'Request scopes a running run knows of so far, by source and job; grows as the walk discovers scopes.', (r) => r.scopes_total);
   gauge('pitwall_run_requests', 'Upstream requests a running run has made so far, by source and job.', (r) => r.requests);
   gauge('pitwall_run_rows_written', 'Rows a running run has inserted, updated or deleted so far, by source and job.', (r) => r.rows_written);
-}
-
-/** Scopes set aside now, read at scrape time: one grouped read of the few set-aside rows (sync_state_set_aside_idx). */
-function setAsideGauge(pool: pg.Pool, registers: Registry[]): void {
   new Gauge({
     name: 'pitwall_set_aside_scopes',
-    help: 'Request scopes set aside now, by source, endpoint and kind of failure: each failed the same lasting way in two runs in a row, and runs skip it until PITWALL_SET_ASIDE_HOURS have passed (pitwall status lists them).',
+    help: 'Request scopes set aside now, by source, endpoint and kind of failure: each failed the same way in two runs in a row (three for a passing fault), and runs skip it until PITWALL_SET_ASIDE_HOURS have passed (pitwall status lists them).',
     labelNames: ['source', 'endpoint', 'kind'] as const,
     registers,
     async collect() {
       this.reset();
-      for (const r of await setAsideCounts(pool)) this.set({ source: r.source, endpoint: r.endpoint, kind: r.kind }, r.scopes);
+      for (const r of (await current()).setAside) this.set({ source: r.source, endpoint: r.endpoint, kind: r.kind }, r.scopes);
     },
   });
 }
@@ -153,8 +160,7 @@ export function createMetrics(pool?: pg.Pool, sources: readonly string[] = [DEFA
   const driftSeries = new Map<string, Array<{ source: string; endpoint: string; kind: string }>>();
 
   if (pool) {
-    runProgressGauges(pool, registers);
-    setAsideGauge(pool, registers);
+    warehouseGauges(pool, registers);
   }
 
   const observer: SyncObserver = {

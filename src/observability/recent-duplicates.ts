@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Reader } from '../db/reader.js';
 
 /** The newest of a source's recent runs that found items listed twice, with its count per table. */
 export interface RecentDuplicates {
@@ -14,7 +14,7 @@ export interface RecentDuplicates {
  * a run that found the upstream unchanged loaded nothing and counted none, so "the last run"
  * alone would say none while the upstream still sends copies.
  */
-export async function recentDuplicates(db: pg.Pool, source: string, limit: number): Promise<RecentDuplicates | null> {
+export async function recentDuplicates(db: Reader, source: string, limit: number): Promise<RecentDuplicates | null> {
   const { rows } = await db.query<{ run_id: number; job: string; table_name: string; n: number }>(
     `SELECT r.run_id::int, r.job, t.key AS table_name, (t.value ->> 'duplicates')::int AS n
        FROM (SELECT run_id, job, summary FROM pitwall.sync_runs

@@ -65,7 +65,7 @@ export interface ProbeSample {
 export class KeyRefusedError extends PitwallError {
   override readonly name = 'KeyRefusedError';
   readonly code = 'key-refused';
-  readonly exitStatus = EXIT.usage;
+  readonly exitStatus = EXIT.keyRefused;
   readonly expected = true;
 }
 

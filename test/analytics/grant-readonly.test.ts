@@ -44,7 +44,13 @@ describe('a role given grant-readonly', () => {
     }
   });
 
-  it('cannot write, create, or read pitwall', async () => {
+  it('reads the sources\' freshness, and pitwall\'s runs and scopes\' state: every schema it sees is one it may use', async () => {
+    for (const sql of ['SELECT * FROM analytics.source_freshness', 'SELECT * FROM pitwall.sync_runs LIMIT 1', 'SELECT * FROM pitwall.sync_state LIMIT 1', `SELECT 'pitwall.rejects'::regclass`]) {
+      expect({ sql, code: await as(sql) }).toEqual({ sql, code: undefined });
+    }
+  });
+
+  it('cannot write, create, or read what pitwall keeps of the upstream\'s payloads', async () => {
     for (const sql of [
       `INSERT INTO mrp.classes (class_id, raw, _run_id) VALUES (1, '{}', 1)`,
       'UPDATE mrp.drivers SET first_name = first_name',
@@ -52,8 +58,9 @@ describe('a role given grant-readonly', () => {
       'TRUNCATE mrp.events',
       'CREATE TABLE mrp.mine (x int)',
       'CREATE VIEW analytics.mine AS SELECT 1',
-      'SELECT * FROM pitwall.sync_runs',
+      'DELETE FROM pitwall.sync_runs',
       'SELECT * FROM pitwall.rejects',
+      'SELECT * FROM pitwall.responses',
     ]) {
       expect({ sql, code: await as(sql) }).toEqual({ sql, code: '42501' });
     }

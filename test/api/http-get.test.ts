@@ -60,9 +60,10 @@ describe('httpGet', () => {
   });
 
   it('waits for an answer slower than the idle timeout of its kept-alive connections', async () => {
-    const res = await get('/late', AbortSignal.timeout(10_000));
+    // No deadline of its own: a request dropped at the idle timeout fails, however fast the machine.
+    const res = await get('/late', new AbortController().signal);
     expect(await text(res.arrayBuffer())).toBe(BODY);
-  }, 15_000);
+  });
 
   it('gives the status and headers of an error page, whose connection then serves the next request', async () => {
     ports.length = 0;
@@ -73,16 +74,23 @@ describe('httpGet', () => {
     expect(ports[1]).toBe(ports[0]);
   });
 
-  it('rejects a body the connection dropped half-way as a reset, a network fault the client retries', async () => {
+  it('rejects a body the connection dropped half-way as short, naming bytes received of bytes announced (the client retries it)', async () => {
     const res = await get('/cut');
-    await expect(res.arrayBuffer()).rejects.toMatchObject({ code: 'ECONNRESET' });
+    await expect(res.arrayBuffer()).rejects.toMatchObject({
+      code: 'body-short',
+      received: BODY.length / 3,
+      declared: BODY.length,
+      message: `the body was cut short: the connection closed after ${BODY.length / 3} of the ${BODY.length} bytes its Content-Length announced`,
+    });
   });
 
   it('stops reading when its signal fires mid-body', async () => {
-    const started = performance.now();
-    const res = await get('/slow', AbortSignal.timeout(300));
-    await expect(res.arrayBuffer()).rejects.toThrow();
-    expect(performance.now() - started).toBeLessThan(4_000);
+    // The rest of the body never comes: only the signal can end the read.
+    const controller = new AbortController();
+    const res = await get('/slow', controller.signal);
+    const body = res.arrayBuffer();
+    controller.abort();
+    await expect(body).rejects.toThrow();
   });
 
   it('refuses an encoding it did not ask for, and a scheme other than http and https', async () => {

@@ -56,16 +56,22 @@ describe('numbers JSON.parse cannot carry', () => {
     expect(body).toMatch(/"RequestCachedTicks":\d{18}/); // past 2^53 in every body
     expect(mayHoldInexactNumber(body)).toBe(false);
     expect(parseJson(body)).toEqual(JSON.parse(body));
-    const fastest = (f: () => unknown) => {
-      let best = Infinity;
-      for (let round = 0; round < 20; round += 1) {
-        const t0 = performance.now();
-        for (let i = 0; i < 10; i += 1) f();
-        best = Math.min(best, performance.now() - t0);
-      }
-      return best;
+    // Each function's best of many interleaved rounds: a busy machine only ever adds time, and
+    // interleaving puts both under the same load. Rounds go on until the pre-check's best has not
+    // improved for 20 of them, since V8 optimises it on a background thread that a busy machine
+    // may keep waiting (its unoptimised code is several times slower; JSON.parse is native).
+    const best = { check: Infinity, parse: Infinity };
+    const time = (f: () => unknown) => {
+      const t0 = performance.now();
+      for (let i = 0; i < 10; i += 1) f();
+      return performance.now() - t0;
     };
+    for (let round = 0, sinceBetter = 0; round < 50 || (sinceBetter < 20 && round < 1000); round += 1, sinceBetter += 1) {
+      const check = time(() => mayHoldInexactNumber(body));
+      if (check < best.check) [best.check, sinceBetter] = [check, 0];
+      best.parse = Math.min(best.parse, time(() => JSON.parse(body)));
+    }
     // Measured at 7 % of the parse; the scan it spares (inexactNumbers) costs 85 %.
-    expect(fastest(() => mayHoldInexactNumber(body))).toBeLessThan(fastest(() => JSON.parse(body)) / 4);
+    expect(best.check).toBeLessThan(best.parse / 4);
   });
 });

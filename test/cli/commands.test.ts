@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { runCli } from '../helpers/cli.js';
@@ -16,6 +18,11 @@ describe('the pitwall command', () => {
     for (const word of ['migrate', 'sync', 'status', 'simulate', 'MRP_API_KEY', 'PITWALL_MAX_RPS', 'Exit codes']) {
       expect(r.stdout).toContain(word);
     }
+  });
+
+  it('prints its version, the package\'s, exit 0', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V', 'version']) expect(await runCli([flag], {})).toMatchObject({ code: 0, stdout: `pitwall ${version}\n` });
   });
 
   it('rejects a bad setting by name, exit 2, without echoing the key', async () => {

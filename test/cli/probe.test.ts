@@ -7,14 +7,16 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 
+import { EXIT } from '../../src/commands/context.js';
+import { BEAT_MS } from '../../src/coordination/lease.js';
 import { currentClusterData } from '../../src/embedded/cluster-home.js';
 import { openEmbeddedServer } from '../../src/embedded/server.js';
 import { createSilentLogger } from '../../src/log.js';
 import { PROBE_ATTEMPTS, retryAllowance } from '../../src/probe/sample.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { ENDPOINTS } from '../../src/sync/endpoints.js';
-import { HEARTBEAT_INTERVAL_MS } from '../../src/sync/heartbeat.js';
 import { createWorker } from '../../src/worker/worker.js';
+import { measureArrivalBunching } from '../helpers/arrival-bunching.js';
 import { runCli } from '../helpers/cli.js';
 import { useDatabase } from '../helpers/fixture.js';
 import { startShapeProxy, type ShapeProxy } from '../helpers/shape-proxy.js';
@@ -90,12 +92,12 @@ describe('pitwall probe', () => {
     expect(drift.unmodelled.map((u) => u.path)).toContain('ClassList');
   });
 
-  it.each([['request-valid-0'], ['http-error']] as const)('names MRP_API_KEY in one line and exits 2 when the key is refused (%s)', async (mode) => {
+  it.each([['request-valid-0'], ['http-error']] as const)('names MRP_API_KEY in one line and exits 4 when the key is refused (%s)', async (mode) => {
     const sim = await simulator({ invalidRequest: mode });
     const wrong = 'not-the-right-key-7731';
     const dir = tempDir();
     const r = await runCli(['probe', '--save', dir], envFor(sim.url, wrong));
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(EXIT.keyRefused);
     expect(r.stdout).toBe('');
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
@@ -197,12 +199,14 @@ async function probeBesideOwner(pool: pg.Pool, url: string, sim: RunningSimulato
     await worker.start();
     expect(worker.owned()).toEqual(['default']);
     sim.resetRequests();
+    const bunching = measureArrivalBunching();
     const started = performance.now();
-    const r = await runCli(['probe', '--json'], { ...env, ...rate });
+    const r = await runCli(['probe', '--json'], { ...env, ...rate }).finally(() => bunching.stop());
     expect(r.code, r.stderr).toBe(0);
-    expect(performance.now() - started).toBeGreaterThan(HEARTBEAT_INTERVAL_MS + 1_000);
+    expect(performance.now() - started).toBeGreaterThan(BEAT_MS + 1_000);
     expect(sim.requests().total).toBeGreaterThanOrEqual(ENDPOINTS.length);
-    expect(sim.requests().bySite[1]?.peakPerSecond).toBeLessThanOrEqual(6);
+    // Half of 10/s: 5, one more at a second's edges, and what this process's held-up event loop bunched.
+    expect(sim.requests().bySite[1]?.peakPerSecond).toBeLessThanOrEqual(6 + bunching.allowance(5));
   } finally {
     await worker.stop();
   }
@@ -254,5 +258,5 @@ describe('pitwall probe beside the embedded warehouse', () => {
     } finally {
       await server.close();
     }
-  }, 180_000);
+  });
 });

@@ -75,7 +75,7 @@ describe('a source removed from PITWALL_SOURCES, and pitwall retire-source', () 
 
   beforeAll(async () => {
     ok(await runCli(['sync'], both()));
-  }, 120_000);
+  });
 
   it('stays, live, after a sync without it, and status and the status page say since when it is no longer configured', async () => {
     const before = await mrpRows('track-b');

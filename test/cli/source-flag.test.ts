@@ -132,7 +132,7 @@ describe('status, drift, rebuild and probe per source (--source)', () => {
       expect(Object.keys(JSON.parse(one.stdout) as object)).toEqual(['samples', 'endpoints']);
       sim.revokeKey(keyOf('track-a'), true);
       const all = await runCli(['probe', '--json'], env());
-      expect(all.code).toBe(EXIT.usage);
+      expect(all.code).toBe(EXIT.keyRefused);
       expect(all.stderr).toMatch(/^pitwall: source track-b: the upstream refused the API key/);
       const probed = (JSON.parse(all.stdout) as { sources: Record<string, { samples?: unknown[]; keyRefused?: boolean }> }).sources;
       expect(Object.keys(probed)).toEqual(SITES);

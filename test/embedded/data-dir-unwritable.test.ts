@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { EXIT } from '../../src/errors.js';
 import { PITWALL_BIN, runCli } from '../helpers/cli.js';
 import { copyEmbeddedTemplate } from '../helpers/db.js';
 import { warehouseTempDir } from '../helpers/temp-dir.js';
@@ -32,6 +33,7 @@ function underReadOnly(mount: string, dataDir: string): Promise<{ code: number; 
   );
 }
 
+// A bad value of PITWALL_DATA_DIR: exit 2, as for any bad value (docs/commands.md#exit-codes).
 describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
   const tmp = warehouseTempDir('pitwall-unwritable');
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -40,11 +42,11 @@ describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
     writeFileSync(join(tmp, 'file'), 'not a directory\n');
     const dir = join(tmp, 'file', 'warehouse');
     const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(EXIT.usage);
     expect(stderrLines(r.stderr)).toEqual(oneLine(dir, 'a file stands where a directory should be (EEXIST)'));
     const deeper = join(tmp, 'file', 'data', 'warehouse');
     const r2 = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: deeper });
-    expect(r2.code).toBe(1);
+    expect(r2.code).toBe(EXIT.usage);
     expect(stderrLines(r2.stderr)).toEqual(oneLine(deeper, 'a part of the path is a file, not a directory (ENOTDIR)'));
   });
 
@@ -52,7 +54,7 @@ describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
     const dir = copyEmbeddedTemplate();
     try {
       const r = await underReadOnly(dir, dir);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(EXIT.usage);
       expect(stderrLines(r.stderr)).toEqual(oneLine(dir, READ_ONLY_CAUSE));
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -64,7 +66,7 @@ describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
     mkdirSync(mount);
     const dir = join(mount, 'new', 'warehouse');
     const r = await underReadOnly(mount, dir);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(EXIT.usage);
     expect(stderrLines(r.stderr)).toEqual(oneLine(dir, READ_ONLY_CAUSE));
   });
 
@@ -73,7 +75,7 @@ describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
     const dir = '/proc/pitwall-no-such/warehouse';
     const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir }, 30_000);
     expect(r.signal).toBeNull();
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(EXIT.usage);
     expect(stderrLines(r.stderr)).toEqual(oneLine(dir, 'no directory can be made there (ENOENT)'));
   });
 });

@@ -29,6 +29,8 @@ describe('pitwall demo', () => {
     expect(r.stdout).toMatch(new RegExp(`Current standings: ${world.years.at(-1)} Weekly Points Series\nclass +pos +driver +car +points +behind\n`));
     expect(r.stdout).toMatch(/ {2}1 {2}.+ {2}0$/m);
     expect(r.stdout).toContain('npx pitwall serve-sql --port 5433');
+    // One command removes what it made, its cluster too where that is kept elsewhere (as root).
+    expect(r.stdout).toMatch(/^ {2}PITWALL_DATA_DIR=\S+ npx pitwall remove-warehouse --yes$/m);
     // The cookbook is named where it is, not relative to the user's directory.
     const cookbook = /more recipes in (\S+)\):/.exec(r.stdout)?.[1];
     expect(cookbook && existsSync(cookbook)).toBe(true);

@@ -147,9 +147,12 @@ describe('an embedded warehouse made by an earlier pitwall', () => {
       const line = `pitwall: cannot open the warehouse at ${dir}: it was made by an earlier pitwall and ${pending} migrations are pending; run \`pitwall migrate\``;
       for (const args of [['status'], ['sql', 'SELECT 1']]) {
         const r = await runCli(args, { PITWALL_DATA_DIR: dir });
-        expect(r.code).toBe(1);
-        expect(stderrLines(r.stderr)[0]).toContain(line);
+        expect({ args, code: r.code, stderr: stderrLines(r.stderr).map((l) => (l.startsWith(line) ? line : l)) }).toEqual({ args, code: 1, stderr: [line] });
       }
+      // Said once at debug level too, its stack and fields after it.
+      const debug = await runCli(['sql', 'SELECT 1', '--log-level', 'debug'], { PITWALL_DATA_DIR: dir });
+      expect(debug.stderr.split('migrations are pending; run').length - 1).toBe(1);
+      expect(debug.stderr).toMatch(/^\s+at bringUpToDate/m);
       const check = await openWarehouse(loadConfig({ PITWALL_DATA_DIR: dir }), createSilentLogger(), { pending: 'leave' });
       const { rows: untouched } = await check.pool.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'pitwall' AND column_name = 'source'`);
       await check.close();
@@ -192,7 +195,8 @@ describe('an embedded warehouse that cannot start', () => {
     const { port } = blocker.address() as { port: number };
     try {
       const r = await runCli(['serve-sql', '--port', String(port)], { PITWALL_DATA_DIR: dir });
-      expect(r.code).toBe(1);
+      // A port in use is a setting that cannot be used: exit 2, as for PITWALL_HTTP_PORT.
+      expect(r.code).toBe(2);
       expect(stderrLines(r.stderr)).toEqual([
         `pitwall: cannot open the warehouse at ${dir}: the embedded warehouse's port ${port} is in use by another program; set PITWALL_SQL_PORT to a free port`,
       ]);

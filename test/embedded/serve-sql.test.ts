@@ -77,14 +77,15 @@ describe('pitwall serve-sql', () => {
     }
   });
 
-  it('answers many readers at once, who may read mrp and analytics but write nothing and see nothing of pitwall', async () => {
+  it('answers many readers at once, who may read mrp, analytics and pitwall\'s run bookkeeping but write nothing and read no payload pitwall keeps', async () => {
     const clients = [0, 1, 2, 3].map(reader);
     await Promise.all(clients.map((c) => c.connect()));
     try {
       const counts = await Promise.all(clients.map((c) => c.query('SELECT count(*)::int AS n FROM analytics.event_results WHERE driver_id > $1', [0])));
       for (const c of counts) expect(c.rows[0].n).toBe(sim.world.truth().results.length);
       await expect(clients[0]!.query('DELETE FROM mrp.results')).rejects.toMatchObject({ code: '42501' });
-      await expect(clients[1]!.query('SELECT * FROM pitwall.sync_runs')).rejects.toMatchObject({ code: '42501' });
+      await expect(clients[1]!.query('SELECT * FROM pitwall.rejects')).rejects.toMatchObject({ code: '42501' });
+      await expect(clients[2]!.query('DELETE FROM pitwall.sync_runs')).rejects.toMatchObject({ code: '42501' });
     } finally {
       await Promise.all(clients.map((c) => c.end()));
     }

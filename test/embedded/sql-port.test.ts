@@ -37,7 +37,7 @@ describe('the embedded server port', () => {
     const blocker = await listening(remembered);
     try {
       const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir });
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(2);
       expect(stderrLines(r.stderr)).toEqual([
         `pitwall: cannot open the warehouse at ${dir}: the embedded warehouse's port ${remembered} (the port it had last time, kept in ${join(dir, 'port')}) is in use by another program; set PITWALL_SQL_PORT to a free port`,
       ]);

@@ -20,7 +20,7 @@ import { syncOnce } from '../helpers/sync.js';
 import { warehouseTempDir } from '../helpers/temp-dir.js';
 
 import { readerClient, stderrLines } from './serving.js';
-import { makePreviousWarehouse, warehouseState, type WarehouseState } from './warehouse-17.js';
+import { makePreviousWarehouse, makePreviousWarehouseBehind, warehouseState, type WarehouseState } from './warehouse-17.js';
 
 const NOW = postgresBinaries(serverUser()).major;
 const OLD = PREVIOUS_MAJOR;
@@ -127,6 +127,21 @@ describe(`a warehouse made by PostgreSQL ${OLD}`, () => {
     expect(again.stdout.split('\n')[0]).toBe(`the embedded warehouse in ${dir} already runs PostgreSQL ${NOW}: nothing to upgrade`);
     const queue = await runCli(['sql', '--csv', "SELECT count(*) AS schemas FROM pg_namespace WHERE nspname = 'graphile_worker'"], env);
     expect(queue.stdout).toBe('schemas\n0\n');
+  }, SLOW_MS);
+});
+
+describe(`a warehouse made by PostgreSQL ${OLD} under an earlier pitwall, migrations pending`, () => {
+  const dir = join(warehouseTempDir('pitwall-upgrade-behind'), 'warehouse');
+  afterAll(() => rmSync(dirname(dir), { recursive: true, force: true }));
+
+  it('is left ready to use by pitwall upgrade-warehouse alone: its pending migrations applied, no second command', async () => {
+    await makePreviousWarehouseBehind(dir, 4);
+    const r = await runCli(['upgrade-warehouse'], { PITWALL_DATA_DIR: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}4 pending migrations applied in [\d.]+ s: the warehouse is ready to use$/m);
+    expect(r.stdout).not.toContain('pitwall migrate');
+    const runs = await runCli(['sql', '--csv', 'SELECT source, job FROM pitwall.sync_runs'], { PITWALL_DATA_DIR: dir });
+    expect({ code: runs.code, stdout: runs.stdout, stderr: stderrLines(runs.stderr) }).toEqual({ code: 0, stdout: 'source,job\ndefault,full\n', stderr: [] });
   }, SLOW_MS);
 });
 

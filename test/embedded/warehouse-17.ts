@@ -1,6 +1,7 @@
 import type pg from 'pg';
 
-import { migrateDatabase } from '../../src/db/migrate.js';
+import { migrateToLevel } from '../../src/db/migrate-to-level.js';
+import { migrateDatabase, migrationJournal } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { PREVIOUS_MAJOR, previousPackageRoot } from '../../src/embedded/binaries.js';
 import { ensureReaderRole } from '../../src/embedded/reader-role.js';
@@ -58,5 +59,21 @@ export async function warehouseState(pool: pg.Pool): Promise<Omit<WarehouseState
     return { checksums: await warehouseChecksums(pool), pitwall, lastRunId: runs[0]?.n ?? 0 };
   } finally {
     client.release();
+  }
+}
+
+/**
+ * A warehouse the previous release's PostgreSQL made under an earlier pitwall: its last `pending`
+ * migrations never applied, and one run recorded. Its server is stopped when this returns.
+ */
+export async function makePreviousWarehouseBehind(dir: string, pending: number): Promise<void> {
+  const server = await openEmbeddedServer({ dir, purpose: `PostgreSQL ${PREVIOUS_MAJOR} for the test`, binaries: { packageRoot: previousPackageRoot() } });
+  const pool = createPool(server.url, { max: 2 });
+  try {
+    await migrateToLevel(pool, migrationJournal().entries.length - pending);
+    await pool.query(`INSERT INTO pitwall.sync_runs (job, trigger, status) VALUES ('full', 'manual', 'succeeded')`);
+  } finally {
+    await pool.end();
+    await server.close();
   }
 }

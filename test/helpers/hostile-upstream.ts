@@ -34,7 +34,15 @@ export type Hostility =
   /** JSON, but not a v2 envelope. */
   | 'not-envelope'
   /** The real envelope without the endpoint's list. */
-  | 'no-list';
+  | 'no-list'
+  /** Takes the request and never sends a status line. */
+  | 'silent'
+  /** The real body's Content-Length, then half the body, then the connection closes. */
+  | 'half-body'
+  /** The real body as UTF-16LE with a byte order mark, `charset=utf-16`. */
+  | 'utf-16'
+  /** The real body, with a charset no decoder knows. */
+  | 'klingon';
 
 export interface HostileUpstream {
   url: string;
@@ -42,6 +50,8 @@ export interface HostileUpstream {
   hits: Map<string, number>;
   /** Makes every scope honest again (the upstream mended), or hostile again. */
   setHostile(on: boolean): void;
+  /** Answers every request this way (an upstream down, say), or, with null, each as `scopes` says. */
+  setAll(kind: Hostility | null): void;
   close(): Promise<void>;
 }
 
@@ -114,6 +124,19 @@ async function hostile(kind: Hostility, res: ServerResponse, upstream: () => Pro
       return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Service temporarily rerouted</body></html>');
     case 'not-envelope':
       return void res.writeHead(200, { 'content-type': 'application/json' }).end('[1, 2, 3]');
+    case 'silent':
+      return;
+    case 'half-body': {
+      const body = await upstream();
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+      return void res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+    }
+    case 'utf-16': {
+      const body = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from((await upstream()).toString('utf8'), 'utf16le')]);
+      return void res.writeHead(200, { 'content-type': 'application/json; charset=utf-16' }).end(body);
+    }
+    case 'klingon':
+      return void res.writeHead(200, { 'content-type': 'application/json; charset=x-klingon' }).end(await upstream());
     case 'no-list': {
       const { RequestValid, ItemsReturned } = JSON.parse((await upstream()).toString('utf8')) as Record<string, unknown>;
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ RequestValid, ItemsReturned }));
@@ -129,9 +152,10 @@ export async function startHostileUpstream(simUrl: string, scopes: ReadonlyMap<s
   const base = new URL(simUrl);
   const hits = new Map<string, number>();
   let on = true;
+  let all: Hostility | null = null;
   const server = createServer((req, res) => {
     const target = new URL(req.url ?? '/', base);
-    const kind = on ? scopes.get(scopeOf(target)) : undefined;
+    const kind = all ?? (on ? scopes.get(scopeOf(target)) : undefined);
     void (async () => {
       if (kind) {
         hits.set(scopeOf(target), (hits.get(scopeOf(target)) ?? 0) + 1);
@@ -150,6 +174,7 @@ export async function startHostileUpstream(simUrl: string, scopes: ReadonlyMap<s
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hits,
     setHostile: (value) => void (on = value),
+    setAll: (kind) => void (all = kind),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

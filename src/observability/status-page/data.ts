@@ -1,5 +1,6 @@
 import type pg from 'pg';
 
+import type { Reader } from '../../db/reader.js';
 import { DEFAULT_SOURCE } from '../../db/schema/columns.js';
 import { warehouseTables, type WarehouseTableName } from '../../db/schema/mrp.js';
 import { redact } from '../../secrets.js';
@@ -7,10 +8,8 @@ import type { Shapes } from '../../shapes/overrides.js';
 import { loadDrift } from '../../sync/shape/load.js';
 import { driftCounts, type DriftKind } from '../../sync/shape/report.js';
 import { noLongerConfigured, type NoLongerConfigured } from '../../sync/sql/configured-sources.js';
-import { markDeadRuns } from '../../sync/sql/dead-runs.js';
 import { recordedSources } from '../../sync/sql/recorded-sources.js';
-import { runningRuns, type RunningRun } from '../running-runs.js';
-import { sourceOwners } from '../source-owners.js';
+import type { RunningRun } from '../running-runs.js';
 import {
   endpointStates,
   failingScopes,
@@ -23,6 +22,7 @@ import {
   type RunRow,
   type SetAsideScope,
 } from '../status-queries.js';
+import { readSnapshot, runsNow, type Snapshot } from '../status-snapshot.js';
 
 import { lastChanges, pageTables, runsOf, tableRows, type PageTable } from './tables.js';
 import { ageSeconds, iso } from './time.js';
@@ -34,6 +34,12 @@ import { ageSeconds, iso } from './time.js';
  */
 export interface StatusPageData {
   generated_at: string;
+  /**
+   * Whether the worker serving the page holds its lock session within its lease (docs/scaling.md,
+   * "The lease"): `lost` means it owns no source and runs nothing until it has a new one. Absent
+   * where no worker serves the page.
+   */
+  lock_session?: 'held' | 'lost';
   /** The sources shown, in order (the worker's, then any other the warehouse has runs of), each with when its jobs' schedules fire next in this worker (ISO; null once stopped). */
   sources: PageSource[];
   jobs: Array<{
@@ -44,6 +50,9 @@ export interface StatusPageData {
     last_started_at: string | null;
     last_success_at: string | null;
     last_success_age_seconds: number | null;
+    /** How its latest run that ran to an end ended, and which run that was (null before any did): what the headline says of it. */
+    outcome: string | null;
+    outcome_run_id: number | null;
   }>;
   /** Runs going now, with their progress as their last heartbeat left it. */
   running: RunningRun[];
@@ -59,7 +68,7 @@ export interface StatusPageData {
   drift_recorded: boolean;
   /** Modelled fields the upstream stopped sending (or never sent beside a likely new name), until they come back. */
   missing_fields: MissingField[];
-  /** Scopes runs skip for now (each failed the same lasting way in two runs in a row), soonest back first; at most 50. */
+  /** Scopes runs skip for now (each failed the same way in two or three runs in a row: src/sync/scope-failure.ts), soonest back first; at most 50. */
   set_aside: SetAsideScope[];
 }
 
@@ -84,7 +93,7 @@ export interface MissingField {
 }
 
 /** Fields pitwall.shape_paths marks missing: a run found every object able to hold them without them. */
-async function missingFields(db: pg.Pool, sources: readonly string[]): Promise<MissingField[]> {
+async function missingFields(db: Reader, sources: readonly string[]): Promise<MissingField[]> {
   const { rows } = await db.query<MissingField>(
     `SELECT source, endpoint, path, missing_since_run_id::int AS since_run_id FROM pitwall.shape_paths
       WHERE missing_since_run_id IS NOT NULL AND source = ANY($1::text[]) ORDER BY array_position($1::text[], source), endpoint, path`,
@@ -131,6 +140,10 @@ export interface StatusPageOptions {
   nextRuns?: () => Partial<Record<string, string | null>>;
   /** The `PITWALL_SHAPES` file of the sources `sources` does not give their own. */
   shapes?: Shapes | null;
+  /** Whether the worker serving the page holds its lock session; absent outside a worker. */
+  lockSession?: () => boolean;
+  /** The rule's bound on a heartbeat's age by which a run is dead; STALE_AFTER_MS unless a test holds its runs alive. */
+  staleAfterMs?: number;
 }
 
 const FAILING_PER_ENDPOINT = 5;
@@ -140,7 +153,7 @@ const SET_ASIDE_SHOWN = 50;
  * The sources the page shows, with their schedules and shapes, and whether the worker runs each:
  * null when no worker says (outside a worker, nothing is known of what is configured).
  */
-async function shownSources(db: pg.Pool, options: StatusPageOptions): Promise<Array<Required<WorkerSource> & { configured: boolean | null }>> {
+async function shownSources(db: Reader, options: StatusPageOptions): Promise<Array<Required<WorkerSource> & { configured: boolean | null }>> {
   const given = options.sources?.() ?? [];
   const names = [...given.map((s) => s.name)];
   for (const name of await recordedSources(db)) if (!names.includes(name)) names.push(name);
@@ -152,7 +165,7 @@ async function shownSources(db: pg.Pool, options: StatusPageOptions): Promise<Ar
   });
 }
 
-async function rejectsPerEndpoint(db: pg.Pool, sources: readonly string[]): Promise<Map<string, number>> {
+async function rejectsPerEndpoint(db: Reader, sources: readonly string[]): Promise<Map<string, number>> {
   const { rows } = await db.query<{ source: string; endpoint: string; n: number }>(
     `SELECT source, endpoint, count(*)::int AS n FROM pitwall.rejects WHERE source = ANY($1::text[]) GROUP BY source, endpoint`,
     [sources],
@@ -161,19 +174,23 @@ async function rejectsPerEndpoint(db: pg.Pool, sources: readonly string[]): Prom
 }
 
 /** Each source's shape report's counts per endpoint, under the source's own shapes file. */
-async function driftPerSource(db: pg.Pool, sources: ReadonlyArray<Required<WorkerSource>>): Promise<Map<string, Record<string, Record<DriftKind, number>>>> {
-  const counts = await Promise.all(sources.map((s) => loadDrift(db, s.shapes, [s.name]).then(driftCounts)));
-  return new Map(sources.map((s, i) => [s.name, counts[i] ?? {}]));
+async function driftPerSource(db: Reader, sources: ReadonlyArray<Required<WorkerSource>>): Promise<Map<string, Record<string, Record<DriftKind, number>>>> {
+  const counts = new Map<string, Record<string, Record<DriftKind, number>>>();
+  for (const s of sources) counts.set(s.name, driftCounts(await loadDrift(db, s.shapes, [s.name])));
+  return counts;
 }
 
 /**
- * Everything the status page shows, read in a handful of statements. Read-only, and nothing of
- * the HTTP request reaches it. Every error text is redacted with `secrets` here, before either
- * rendering sees it.
+ * Everything the status page shows, read in a handful of statements of one reading (readSnapshot).
+ * Nothing of the HTTP request reaches it. Every error text is redacted with `secrets` here, before
+ * either rendering sees it.
  */
-export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): Promise<StatusPageData> {
-  // A run whose process died shows as abandoned, not running, whoever looks first.
-  await markDeadRuns(db);
+export async function loadStatusPage(pool: pg.Pool, options: StatusPageOptions): Promise<StatusPageData> {
+  return readSnapshot(pool, (snapshot) => pageData(snapshot, options), options.staleAfterMs);
+}
+
+async function pageData(snapshot: Snapshot, options: StatusPageOptions): Promise<StatusPageData> {
+  const { db } = snapshot;
   const limit = options.runs ?? 30;
   const clean = (text: string | null) => (text === null ? null : redact(text, options.secrets));
   const run = (r: RunRow): PageRun => ({ ...r, started_at: iso(r.started_at), finished_at: iso(r.finished_at), error: clean(r.error) });
@@ -181,23 +198,22 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
   const shown = await shownSources(db, options);
   const names = shown.map((s) => s.name);
 
-  const [jobs, running, runs, perJob, endpoints, failing, rejected, drift, rows, changes, missing, setAside, gone] = await Promise.all([
-    jobStates(db, names),
-    runningRuns(db, names),
-    recentRuns(db, names, limit),
-    recentRunsPerJob(db, names, limit),
-    endpointStates(db, names),
-    failingScopes(db, names, 1000, FAILING_PER_ENDPOINT),
-    rejectsPerEndpoint(db, names),
-    driftPerSource(db, shown),
-    tableRows(db, tables),
-    lastChanges(db),
-    missingFields(db, names),
-    setAsideScopes(db, names, SET_ASIDE_SHOWN),
-    // Only a worker knows which sources are configured: it gives them in `sources`.
-    noLongerConfigured(db, shown.filter((s) => s.configured === false).map((s) => s.name)),
-  ]);
-  const now = Date.now();
+  const { owners, running } = await runsNow(snapshot, names);
+  // One after another: a client runs one statement at a time.
+  const jobs = await jobStates(db, names);
+  const runs = await recentRuns(db, names, limit);
+  const perJob = await recentRunsPerJob(db, names, limit);
+  const endpoints = await endpointStates(db, names);
+  const failing = await failingScopes(db, names, 1000, FAILING_PER_ENDPOINT);
+  const rejected = await rejectsPerEndpoint(db, names);
+  const drift = await driftPerSource(db, shown);
+  const rows = await tableRows(db, tables);
+  const changes = await lastChanges(db);
+  const missing = await missingFields(db, names);
+  const setAside = await setAsideScopes(db, names, SET_ASIDE_SHOWN);
+  // Only a worker knows which sources are configured: it gives them in `sources`.
+  const gone = await noLongerConfigured(db, shown.filter((s) => s.configured === false).map((s) => s.name));
+  const now = snapshot.now.getTime();
 
   const runJobs = new Map<number, { source: string; job: string }>();
   for (const r of [...runs, ...perJob]) runJobs.set(r.run_id, { source: r.source, job: r.job });
@@ -215,7 +231,6 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
     drift: drift.get(e.source)?.[e.endpoint] ?? null,
   }));
 
-  const owners = await sourceOwners(db, names);
   const sources = shown.map((s) => ({
     source: s.name,
     next_runs: Object.fromEntries(Object.entries(s.nextRuns).map(([job, at]) => [job, at ?? null])),
@@ -224,6 +239,7 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
   }));
   return {
     generated_at: new Date(now).toISOString(),
+    ...(options.lockSession ? { lock_session: options.lockSession() ? ('held' as const) : ('lost' as const) } : {}),
     sources,
     jobs: jobs.map((j) => ({
       source: j.source,
@@ -233,6 +249,8 @@ export async function loadStatusPage(db: pg.Pool, options: StatusPageOptions): P
       last_started_at: iso(j.started_at),
       last_success_at: iso(j.last_success_at),
       last_success_age_seconds: ageSeconds(iso(j.last_success_at), now),
+      outcome: j.outcome,
+      outcome_run_id: j.outcome_run_id,
     })),
     running,
     next_runs: sources[0]?.next_runs ?? {},

@@ -1,4 +1,5 @@
-import type { RunningRun } from '../running-runs.js';
+import { runOutlook } from '../running-runs.js';
+import { triggerText } from '../status-queries.js';
 
 import type { PageRun, StatusPageData } from './data.js';
 import { escapeHtml as e } from './escape.js';
@@ -60,7 +61,7 @@ const sourceHeader = (several: boolean): string[] => (several ? ['source'] : [])
 
 function runRow(r: PageRun, several: boolean): string {
   const failed = FAILED.has(r.status);
-  return `<tr${failed ? ' class="failed"' : ''}><td class="n">${r.run_id}</td>${sourceCell(several, r.source)}<td>${e(r.job)}</td><td>${e(r.trigger)}</td><td>${statusCell(r.status)}</td>`
+  return `<tr${failed ? ' class="failed"' : ''}><td class="n">${r.run_id}</td>${sourceCell(several, r.source)}<td>${e(r.job)}</td><td>${e(triggerText(r))}</td><td>${statusCell(r.status)}</td>`
     + `<td>${e(when(r.started_at))}</td><td class="n">${e(duration(r.duration_ms))}</td><td class="n">${count(r.requests)}</td><td class="n">${count(r.retries)}</td>`
     + `<td class="n">${count(r.rows_written)}</td><td class="n">${count(r.rows_rejected)}</td><td class="err">${e(r.error ?? '')}</td></tr>`;
 }
@@ -93,20 +94,15 @@ function charts(data: StatusPageData, several: boolean): string {
   return `<div class="charts">${out.join('')}</div>`;
 }
 
-function eta(r: RunningRun): string {
-  if (r.eta === 'estimated') return `about ${duration((r.eta_seconds ?? 0) * 1000)} left`;
-  return r.eta === 'estimating' ? 'estimating' : 'no scope known yet';
-}
-
 function runningTable(data: StatusPageData, several: boolean): string {
   return table(
     'running',
     ['run', ...sourceHeader(several), 'job', 'trigger', 'worker', 'started', 'requests', 'rows written', 'scopes done / known so far', 'ETA', 'last heartbeat'],
     data.running.map(
       (r) =>
-        `<tr><td class="n">${r.run_id}</td>${sourceCell(several, r.source)}<td>${e(r.job)}</td><td>${e(r.trigger)}</td><td>${e(r.worker)}</td><td>${e(when(r.started_at))}</td>`
+        `<tr><td class="n">${r.run_id}</td>${sourceCell(several, r.source)}<td>${e(r.job)}</td><td>${e(triggerText(r))}</td><td>${e(r.worker)}</td><td>${e(when(r.started_at))}</td>`
         + `<td class="n">${count(r.requests)}</td><td class="n">${count(r.rows_written)}</td>`
-        + `<td class="n">${count(r.scopes_done)} / ${count(r.scopes_total)}</td><td>${e(eta(r))}</td>`
+        + `<td class="n">${count(r.scopes_done)} / ${count(r.scopes_total)}</td><td>${e(runOutlook(r, (s) => `about ${duration(s * 1000)} left`))}</td>`
         + `<td>${r.heartbeat_at ? e(when(r.heartbeat_at)) : '<span class="muted">none yet</span>'}</td></tr>`,
     ),
     'No run is going.',
@@ -135,6 +131,34 @@ function unconfiguredNote(data: StatusPageData): string {
   return items.length ? `<div class="changing"><p>Sources no longer configured:</p><ul>${items.join('')}</ul></div>` : '';
 }
 
+/**
+ * How things stand now, per job: the jobs whose latest finished run failed or was abandoned (a
+ * failure the next run recovered from is history, in the runs table), each with its last success.
+ */
+function headline(data: StatusPageData, several: boolean): string {
+  const down = data.jobs.filter((j) => j.outcome !== null && FAILED.has(j.outcome));
+  const items = down.map(
+    (j) => `<li>${several ? `${e(j.source)} ` : ''}${e(j.job)}: its latest finished run (${j.outcome_run_id ?? ''}) ${e(j.outcome ?? '')}; last success ${e(ago(j.last_success_age_seconds))}</li>`,
+  );
+  const now = down.length
+    ? `<div class="behind" id="headline"><p>Not up to date now:</p><ul>${items.join('')}</ul></div>`
+    : `<p class="muted" id="headline">${data.jobs.some((j) => j.outcome !== null) ? 'Every job\'s latest finished run succeeded.' : 'No run has finished yet.'}</p>`;
+  return now + fillingNote(data, several);
+}
+
+/**
+ * Sources whose warehouse part is still filling: no job of theirs has succeeded yet and a run of
+ * theirs is going. Until one ends, the analytics views return few or no rows of them.
+ */
+function fillingNote(data: StatusPageData, several: boolean): string {
+  const filling = data.sources.filter(
+    ({ source }) => data.running.some((r) => r.source === source) && !data.jobs.some((j) => j.source === source && j.last_success_at !== null),
+  );
+  if (filling.length === 0) return '';
+  const which = several ? ` (${filling.map((s) => e(s.source)).join(', ')})` : '';
+  return `<p class="changing" id="filling">The warehouse is still filling${which}: no run has succeeded yet, so the analytics views return few or no rows until the first one ends (analytics.source_freshness says when each job last succeeded).</p>`;
+}
+
 /** The status page as one self-contained HTML document. Every value from the warehouse is escaped. */
 export function renderStatusPage(data: StatusPageData): string {
   // A page of one source has no source column, as before sources existed.
@@ -145,7 +169,6 @@ export function renderStatusPage(data: StatusPageData): string {
     const owner = data.sources.find((s) => s.source === source)?.owner;
     return owner ? `scheduled by worker ${e(owner)}` : 'not scheduled here';
   };
-  const failedRuns = data.runs.filter((r) => FAILED.has(r.status)).length;
   const jobs = table(
     'jobs',
     [...sourceHeader(several), 'job', 'last run', 'status', 'started', 'last success', 'next run'],
@@ -194,16 +217,14 @@ export function renderStatusPage(data: StatusPageData): string {
     ),
     'no tables',
   );
-  const headline = failedRuns
-    ? `<p class="behind">${failedRuns} of the last ${data.runs.length} runs did not succeed.</p>`
-    : `<p class="muted">${data.runs.length ? `All of the last ${data.runs.length} runs succeeded or are running.` : 'No run yet.'}</p>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>pitwall status</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>
 <body>
 <h1>pitwall status</h1>
 <p class="muted">Generated ${e(when(data.generated_at))}. The same data as JSON: <a href="status.json">status.json</a>.</p>${several ? `<p class="muted">Sources: ${data.sources.map((x) => e(x.source)).join(', ')}.</p>` : ''}
-${headline}
+${data.lock_session === 'lost' ? '<p class="behind">This worker holds no lock session: it owns no source and runs nothing until it has a new one (its log says why).</p>' : ''}
+${headline(data, several)}
 ${unconfiguredNote(data)}
 <h2>Jobs</h2>${jobs}
 <h2>Running now</h2>${runningTable(data, several)}
@@ -227,7 +248,7 @@ function setAsideTable(data: StatusPageData, several: boolean): string {
       + `<td class="n">${count(f.failed_runs)}</td><td>${e(when(f.set_aside_until))}</td><td class="err">${e(f.last_error ?? '')}</td></tr>`,
   );
   const note = rows.length
-    ? '<p class="muted">Each failed the same way in two runs in a row; runs skip it until the time shown (PITWALL_SET_ASIDE_HOURS), and <code>pitwall sync --retry-set-aside</code> tries them now.</p>'
+    ? '<p class="muted">Each failed the same way in two runs in a row (three for a timeout, a reset or a 5xx); runs skip it until the time shown (PITWALL_SET_ASIDE_HOURS), and <code>pitwall sync --retry-set-aside</code> tries them now.</p>'
     : '';
   return table('set-aside', [...sourceHeader(several), 'endpoint', 'params', 'failure', 'runs in a row', 'until', 'last error'], rows, 'None: no scope keeps failing.') + note;
 }

@@ -1,7 +1,7 @@
 import { escapeHtml } from './escape.js';
 
 export interface Bar {
-  /** Shown under the first and last bar, and in the bar's tooltip. */
+  /** Shown under its bar (under every few when they are too narrow for each its own), and in its tooltip. */
   label: string;
   value: number;
   /** Drawn in the failure colour. */
@@ -23,6 +23,9 @@ const HEIGHT = 130;
 const LEFT = 56;
 const TOP = 10;
 const BOTTOM = 22;
+/** A label's width per character at the axis' 10 px font, generously, and the room kept between two labels. */
+const LABEL_CHAR_W = 6.5;
+const LABEL_GAP = 6;
 
 /** A bar chart as inline SVG: no script, no font or stylesheet from elsewhere. */
 export function barChartSvg(chart: BarChart): string {
@@ -37,11 +40,16 @@ export function barChartSvg(chart: BarChart): string {
     const y = TOP + plotH - h;
     return `<rect class="${b.failed ? 'bar failed' : 'bar'}" x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}"><title>${escapeHtml(`${b.detail}: ${chart.format(b.value)}`)}</title></rect>`;
   });
-  const first = chart.bars[0];
-  const last = chart.bars[chart.bars.length - 1];
+  // Labels centred under their bars; when bars are narrower than a label, every `every`-th one
+  // counted back from the newest (which is always labelled), so none overlaps its neighbour.
+  const widest = Math.max(0, ...chart.bars.map((b) => b.label.length)) * LABEL_CHAR_W + LABEL_GAP;
+  const every = Math.max(1, Math.ceil(widest / step));
   const labels = [
-    first ? `<text x="${LEFT}" y="${HEIGHT - 6}" class="axis">${escapeHtml(first.label)}</text>` : '',
-    last && last !== first ? `<text x="${WIDTH - 8}" y="${HEIGHT - 6}" text-anchor="end" class="axis">${escapeHtml(last.label)}</text>` : '',
+    ...chart.bars.map((b, i) =>
+      (chart.bars.length - 1 - i) % every === 0
+        ? `<text x="${(LEFT + i * step + step / 2).toFixed(1)}" y="${HEIGHT - 6}" text-anchor="middle" class="axis">${escapeHtml(b.label)}</text>`
+        : '',
+    ),
     `<text x="${LEFT - 6}" y="${TOP + 8}" text-anchor="end" class="axis">${escapeHtml(chart.format(max))}</text>`,
     `<text x="${LEFT - 6}" y="${TOP + plotH}" text-anchor="end" class="axis">0</text>`,
     chart.bars.length ? '' : `<text x="${LEFT + plotW / 2}" y="${TOP + plotH / 2}" text-anchor="middle" class="axis">no runs yet</text>`,

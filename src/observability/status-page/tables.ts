@@ -1,6 +1,5 @@
-import type pg from 'pg';
-
 import { tableMeta } from '../../db/load/table-meta.js';
+import type { Reader } from '../../db/reader.js';
 import { warehouseTables, type WarehouseTableName } from '../../db/schema/mrp.js';
 import { ENDPOINTS } from '../../sync/endpoints.js';
 import type { RunningRun } from '../running-runs.js';
@@ -53,7 +52,7 @@ function feedersByTable(): Map<string, string[]> {
   return out;
 }
 
-export async function tableRows(db: pg.Pool, tables: readonly WarehouseTableName[]): Promise<Map<string, { rows: number; exact: boolean }>> {
+export async function tableRows(db: Reader, tables: readonly WarehouseTableName[]): Promise<Map<string, { rows: number; exact: boolean }>> {
   // Two cheap estimates: reltuples (as of the last VACUUM/ANALYZE) and the live-tuple count the
   // statistics system keeps per commit; the larger one is the less stale after a big load.
   const { rows } = await db.query<{ n: number; estimate: number }>(
@@ -87,7 +86,7 @@ export async function tableRows(db: pg.Pool, tables: readonly WarehouseTableName
  * deleted counts) over the newest CHANGE_WINDOW runs: a backward scan of sync_runs' primary key,
  * instead of max(_synced_at), which no index serves and which reads every row of a big table.
  */
-export async function lastChanges(db: pg.Pool): Promise<Map<string, string>> {
+export async function lastChanges(db: Reader): Promise<Map<string, string>> {
   const { rows } = await db.query<{ table: string; at: string }>(
     `SELECT t.key AS "table", max(r.finished_at)::text AS at
        FROM (SELECT finished_at, summary FROM pitwall.sync_runs ORDER BY run_id DESC LIMIT $1) r
@@ -101,7 +100,7 @@ export async function lastChanges(db: pg.Pool): Promise<Map<string, string>> {
 }
 
 /** The runs the endpoints' scopes were last tried by, with their source and job. */
-export async function runsOf(db: pg.Pool, runIds: readonly number[]): Promise<Map<number, { source: string; job: string }>> {
+export async function runsOf(db: Reader, runIds: readonly number[]): Promise<Map<number, { source: string; job: string }>> {
   if (runIds.length === 0) return new Map();
   const { rows } = await db.query<{ run_id: number; source: string; job: string }>(
     `SELECT run_id::int, source, job FROM pitwall.sync_runs WHERE run_id = ANY($1::bigint[])`,

@@ -20,6 +20,7 @@ import { withTouringSeries } from './series.js';
  * already names the drivers who will race.
  */
 
+/** The today of a world made in code without one (tests, benchmarks); the commands take the machine's (../today.ts). */
 export const DEFAULT_TODAY = '2026-07-15';
 
 /** Weighted sampling without replacement (Efraimidis-Spirakis keys), `count` of `items`. */
