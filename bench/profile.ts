@@ -1,6 +1,6 @@
 /**
  * `npm run bench:profile [-- --scale medium]`: one first sync of a world, as the bench's
- * end-to-end section runs it, for profiling (docs/decisions.md, "A first sync's CPU"). Prints
+ * end-to-end section runs it, for profiling (docs/decisions.md, "The cuts, each measured side by side"). Prints
  * the CPU of pitwall, the simulator and PostgreSQL over the sync, the sync's window on the
  * monotonic clock (to cut a `perf record -k CLOCK_MONOTONIC` of this process down to the sync),
  * and, where the server loads pg_stat_statements, the statements the sync ran, most expensive

@@ -1,14 +1,15 @@
 /**
- * `npm run bench [-- --quick] [-- --only loader,e2e,memory,embedded,sites]` (sites only when named;
+ * `npm run bench [-- --quick] [-- --only loader,e2e,memory,embedded,continued,sites]` (sites only when named;
  * `--sites N --site-scale tiny --workers 1,3 --worker-jobs J --global-max-rps R [--steady-seconds S]` shape it): pitwall against PostgreSQL's
  * COPY, against the loader a user would write by hand, against the upstream's latency, and the
- * embedded warehouse against a PostgreSQL server; prints a table and writes bench/results/latest.json. See docs/performance.md.
+ * embedded warehouse against a PostgreSQL server; prints a table and writes bench/results/latest.json and the table of docs/performance.md
+ * (`--quick`: bench/results/latest-quick.json only).
  *
  * It creates and drops its own databases on the server named by DATABASE_URL, else
  * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres. The figures are timings:
  * nothing here asserts on them, so `--quick` can run in CI as a smoke test.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,10 +18,12 @@ import { loadConfig } from '../src/config.js';
 import { createPool } from '../src/db/pool.js';
 import type { Scale } from '../src/simulator/world/types.js';
 
+import { benchContinued, type ContinuedCase } from './continued.js';
 import type { benchEndToEnd } from './e2e.js';
 import { benchEmbedded } from './embedded.js';
 import { ROOT, runBenchChild } from './lib/child.js';
 import { serverUrl } from './lib/database.js';
+import { PERFORMANCE_DOC, renderPerformanceDoc } from './lib/performance-doc.js';
 import type { Runtime } from './lib/pitwall-runtime.js';
 import { judge, renderReport, type BenchResults } from './lib/report.js';
 import { resultRows, worldFor } from './lib/result-rows.js';
@@ -38,11 +41,19 @@ interface Sizes {
   memoryScale: Scale;
   /** Side-by-side syncs of each warehouse for the embedded wall-time ratio. */
   embeddedRuns: number;
+  /** Full syncs stopped and continued (docs/reliability.md): the issue's two cases, smaller in --quick. */
+  continued: ContinuedCase[];
 }
 
-const FULL: Sizes = { rows: 200_000, repetitions: 3, naiveRows: 5_000, e2eScale: 'medium', memoryScale: 'large', embeddedRuns: 3 };
-const QUICK: Sizes = { rows: 20_000, repetitions: 3, naiveRows: 1_000, e2eScale: 'small', memoryScale: 'small', embeddedRuns: 1 };
-const SECTIONS = ['loader', 'e2e', 'memory', 'embedded'] as const;
+/** The issue's two cases: a full stopped by SIGTERM at half its requests, and one killed at 80 %. */
+const continuedCases = (stopped: Scale, killed: Scale): ContinuedCase[] => [
+  { scale: stopped, stop: 'SIGTERM', at: 0.5, target: 1.05 },
+  { scale: killed, stop: 'SIGKILL', at: 0.8, target: 1.1 },
+];
+
+const FULL: Sizes = { rows: 200_000, repetitions: 3, naiveRows: 5_000, e2eScale: 'medium', memoryScale: 'large', embeddedRuns: 3, continued: continuedCases('medium', 'large') };
+const QUICK: Sizes = { rows: 20_000, repetitions: 3, naiveRows: 1_000, e2eScale: 'small', memoryScale: 'small', embeddedRuns: 1, continued: continuedCases('small', 'small') };
+const SECTIONS = ['loader', 'e2e', 'memory', 'embedded', 'continued'] as const;
 /** Sections run only when named in --only: several minutes at the upstream's polite rate. */
 const ON_REQUEST = ['sites'] as const;
 
@@ -81,7 +92,7 @@ const server = serverUrl(process.env);
 const startLoad = loadavg()[0] ?? 0;
 const startedAt = new Date().toISOString();
 const log = (text: string) => process.stderr.write(`${text}\n`);
-const sections: Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded' | 'sites'> = {};
+const sections: Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded' | 'continued' | 'sites'> = {};
 
 if (only.has('loader')) {
   log(`loader: building ${sizes.rows} result rows from the simulator...`);
@@ -115,6 +126,10 @@ if (only.has('embedded')) {
     command: [join(ROOT, 'bin/pitwall.js'), 'sync', '--json'],
     runtime: RUNTIME,
   });
+}
+if (only.has('continued')) {
+  log(`continued: ${sizes.continued.map((c) => `a ${c.scale} full stopped by ${c.stop} at ${c.at * 100} %`).join(', ')}, each continued by the next sync...`);
+  sections.continued = await benchContinued(server, sizes.continued, { concurrency: E2E_CONCURRENCY, latencyMs: E2E_LATENCY_MS });
 }
 // The workers run at their default number of runs at once unless --worker-jobs says otherwise.
 const DEFAULT_WORKER_JOBS = Number(loadConfig({}).workerJobs);
@@ -158,5 +173,9 @@ const results: BenchResults = {
 };
 const dir = join(ROOT, 'bench/results');
 mkdirSync(dir, { recursive: true });
-writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+// docs/performance.md shows the last full run: its table is rewritten with latest.json, so the two
+// are committed together. A --quick run is a smoke test (CI runs it beside other work), so it
+// writes a file of its own and leaves the committed figures alone.
+writeFileSync(join(dir, values.quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+if (!values.quick) writeFileSync(PERFORMANCE_DOC, renderPerformanceDoc(readFileSync(PERFORMANCE_DOC, 'utf8'), results));
 process.stdout.write(`${renderReport(results)}\n`);

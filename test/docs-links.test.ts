@@ -47,6 +47,11 @@ describe('the README and docs/', () => {
     expect(broken).toEqual([]);
   });
 
+  it('docs/ holds at most 200 KB of Markdown: each page says the current truth once, and links for the rest', () => {
+    const bytes = DOCS.filter((d) => d !== 'README.md').reduce((sum, doc) => sum + Buffer.byteLength(readFileSync(join(ROOT, doc), 'utf8')), 0);
+    expect(bytes).toBeLessThanOrEqual(200_000);
+  });
+
   it('the README links to every file in docs/', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const linked = new Set(linksOf(readme).map((l) => l.split('#')[0]));

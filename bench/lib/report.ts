@@ -1,3 +1,4 @@
+import type { ContinuedFigures } from '../continued.js';
 import type { E2eFigures, NoopFigures, RebuildFigures } from '../e2e.js';
 import type { EmbeddedFigures } from '../embedded.js';
 import type { LoaderFigures } from '../loader.js';
@@ -24,11 +25,12 @@ export interface BenchResults {
   rebuild?: RebuildFigures;
   memory?: MemoryFigures;
   embedded?: EmbeddedFigures;
+  continued?: ContinuedFigures[];
   sites?: SitesFigures;
   targets: Record<string, { target: string; met: boolean | null }>;
 }
 
-type Sections = Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded' | 'sites'>;
+type Sections = Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded' | 'continued' | 'sites'>;
 
 /** The issue's targets, judged against one run's figures (null where the section did not run). */
 export function judge(r: Sections): BenchResults['targets'] {
@@ -47,8 +49,11 @@ export function judge(r: Sections): BenchResults['targets'] {
     embeddedPeakRss: t('<= 300 MB', r.embedded && r.embedded.peakRssMb <= 300),
     embeddedColdStart: t('<= 3000 ms', r.embedded && r.embedded.startMs.cold <= 3000),
     ...sitesTargets(r.sites),
+    ...Object.fromEntries((r.continued ?? []).map((c) => [continuedKey(c), t(`<= ${c.target} x minimum, continued`, c.continued && c.ratio <= c.target)])),
   };
 }
+
+const continuedKey = (c: ContinuedFigures) => `continued_${c.scale}_${c.stop}_${c.at}`;
 
 /**
  * The sites section's targets, judged on its one-worker run: the makespan against its floor (or,
@@ -74,9 +79,12 @@ function sitesTargets(st: SitesFigures | undefined): BenchResults['targets'] {
 
 const num = (n: number) => n.toLocaleString('en-US');
 
-/** The run as a plain-text table, one measure per line, with the target beside it where there is one. */
-export function renderReport(r: BenchResults): string {
-  const rows: [string, string, string, string][] = [];
+/** One line of the report: measure (indented two spaces per level under the line it details), value, target, met. */
+export type ReportRow = [string, string, string, string];
+
+/** The run's figures, one measure per row, with the target beside it where there is one. */
+export function reportRows(r: BenchResults): ReportRow[] {
+  const rows: ReportRow[] = [];
   const mark = (key: string): [string, string] => {
     const t = r.targets[key];
     return t ? [t.target, t.met === null ? '' : t.met ? 'yes' : 'NO'] : ['', ''];
@@ -134,6 +142,9 @@ export function renderReport(r: BenchResults): string {
       add('  the same without NODE_OPTIONS: peak RSS, wall', `${num(m.withoutNodeOptions.peakRssMb)} MB, ${num(m.withoutNodeOptions.wallMs)} ms`);
     }
   }
+  for (const c of r.continued ?? []) {
+    add(`${c.scale} full stopped by ${c.stop} at ${Math.round(c.at * 100)} %, then continued: requests`, `${num(c.firstRequests)} + ${num(c.secondRequests)} / ${num(c.minRequests)} = ${c.ratio.toFixed(3)}`, continuedKey(c));
+  }
   if (em) {
     add(`embedded warehouse: full sync of the ${em.scale} world, median of ${em.runs}`, `${num(em.wallMs)} ms`);
     add('  the same sync into the PostgreSQL server', `${num(em.serverWallMs)} ms`);
@@ -164,16 +175,30 @@ export function renderReport(r: BenchResults): string {
       if (run.statements) {
         add('    coordination statements per upstream request', `${run.statements.perRequest} (${num(run.statements.coordination)} for ${num(run.upstreamRequests)})`, run.workers === 1 ? 'sitesCoordination' : undefined);
         add('    load statements per upstream request', (run.statements.load / Math.max(1, run.upstreamRequests)).toFixed(2));
+        add('    fence statements per upstream request (one per load transaction)', (run.statements.fence / Math.max(1, run.upstreamRequests)).toFixed(2));
       }
     }
   }
-  const head: [string, string, string, string] = ['measure', 'value', 'target', 'met'];
+  return rows;
+}
+
+/** The machine and the moment a run was made on, as one line: every figure depends on them. */
+export function runHeading(r: BenchResults): string {
+  const { machine: mc } = r;
+  return (
+    `pitwall bench (${r.mode}), ${r.startedAt}: ${mc.cores} cores, Node ${mc.node}, PostgreSQL ${mc.postgres}, ` +
+    `load average ${mc.loadAverage.start.toFixed(1)} -> ${mc.loadAverage.end.toFixed(1)}`
+  );
+}
+
+/** The run as a plain-text table, one measure per line, with the target beside it where there is one. */
+export function renderReport(r: BenchResults): string {
+  const rows = reportRows(r);
+  const head: ReportRow = ['measure', 'value', 'target', 'met'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: readonly string[]) => cells.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  const { machine: mc } = r;
   return [
-    `pitwall bench (${r.mode}), ${r.startedAt}: ${mc.cores} cores, Node ${mc.node}, PostgreSQL ${mc.postgres}, ` +
-      `load average ${mc.loadAverage.start.toFixed(1)} -> ${mc.loadAverage.end.toFixed(1)}`,
+    runHeading(r),
     line(head),
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.map(line),

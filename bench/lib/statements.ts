@@ -7,6 +7,8 @@ import type pg from 'pg';
  * - `setup`: migrations and the extension itself (DDL, the migration tables);
  * - `bench`: the bench's own polling (BENCH_QUERIES);
  * - `runRecord`: the two statements that open and close a run's record in pitwall.sync_runs;
+ * - `fence`: the check that ends each load transaction (its run's row must still say `running`),
+ *   counted apart: it is one per transaction that writes, whatever the coordination model;
  * - `coordination`: who works what: the lock sessions' statements (advisory locks taken and given
  *   back: a source's owner, a guest's presence, a run's job locks; the look at pg_locks each beat),
  *   and every other statement on pitwall.sync_runs (the one heartbeat per beat, dead-run marking,
@@ -18,6 +20,7 @@ export interface StatementCounts {
   setup: number;
   bench: number;
   runRecord: number;
+  fence: number;
   coordination: number;
   load: number;
   perRequest: number;
@@ -34,6 +37,7 @@ export const BENCH_QUERIES = {
 
 const SETUP = /^\s*(create|drop|alter|grant|revoke|comment|lock|set search_path)\b|"?drizzle"?\.|pg_stat_statements/i;
 const RUN_RECORD = /^\s*(INSERT INTO pitwall\.sync_runs \(|UPDATE pitwall\.sync_runs SET status = \$\d+, finished_at = now\(\))/i;
+const FENCE = /^\s*SELECT status FROM pitwall\.sync_runs WHERE run_id = \$\d+ FOR SHARE\s*$/i;
 const COORDINATION = /pitwall\.sync_runs\b|pg_(try_)?advisory|pg_locks/i;
 
 const normalise = (q: string) => q.replace(/\s+/g, ' ').trim();
@@ -45,6 +49,7 @@ export function classify(query: string): keyof Omit<StatementCounts, 'perRequest
   if (Object.values(BENCH_QUERIES).some((b) => shape(b) === shape(text))) return 'bench';
   if (SETUP.test(text)) return 'setup';
   if (RUN_RECORD.test(text)) return 'runRecord';
+  if (FENCE.test(text)) return 'fence';
   if (COORDINATION.test(text)) return 'coordination';
   return 'load';
 }
@@ -55,7 +60,7 @@ export async function countStatements(db: pg.Pool, upstreamRequests: number): Pr
     `SELECT calls, query FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND toplevel`,
   );
-  const counts: StatementCounts = { setup: 0, bench: 0, runRecord: 0, coordination: 0, load: 0, perRequest: 0, topCoordination: [] };
+  const counts: StatementCounts = { setup: 0, bench: 0, runRecord: 0, fence: 0, coordination: 0, load: 0, perRequest: 0, topCoordination: [] };
   for (const r of rows) {
     const kind = classify(r.query);
     counts[kind] += Number(r.calls);

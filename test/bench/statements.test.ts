@@ -18,7 +18,7 @@ describe("the sites section's statement classes", () => {
       'WITH taken AS MATERIALIZED (SELECT id, pg_try_advisory_lock($1, id) AS ok FROM unnest($2::int[]) AS id), closed AS (UPDATE pitwall.sync_runs SET status = $5 WHERE source = $3 AND job = $4) SELECT id, ok FROM taken',
       'coordination',
     ],
-    // A manual run's job lock, on a pooled connection.
+    // A job lock taken alone.
     ['SELECT pg_try_advisory_lock($1, $2) AS ok', 'coordination'],
     // The one heartbeat per beat, a manual run's own, dead-run marking, the catch-up's reads.
     ['UPDATE pitwall.sync_runs r SET heartbeat_at = now(), requests = b.requests FROM jsonb_to_recordset($1::jsonb) AS b(run_id bigint, requests int) WHERE r.run_id = b.run_id AND r.status = $2', 'coordination'],
@@ -27,6 +27,8 @@ describe("the sites section's statement classes", () => {
     ['UPDATE pitwall.sync_runs SET status = $3, finished_at = COALESCE(heartbeat_at, started_at) WHERE source = $2 AND job = $1 AND status = $4', 'coordination'],
     ['SELECT DISTINCT source FROM pitwall.sync_runs WHERE status = $1', 'coordination'],
     ['SELECT status FROM pitwall.sync_runs WHERE source = $1 AND job = $2 AND started_at >= $3', 'coordination'],
+    // The fence at the end of each load transaction: counted apart, one per transaction that writes.
+    ['SELECT status FROM pitwall.sync_runs WHERE run_id = $1 FOR SHARE', 'fence'],
     ['INSERT INTO pitwall.sync_runs (source, job, trigger, status, host, pid) VALUES ($1, $2, $3, $4, $5, $6) RETURNING run_id', 'runRecord'],
     ['UPDATE pitwall.sync_runs SET status = $2, finished_at = now(), requests = $3 WHERE run_id = $1', 'runRecord'],
     ['WITH written AS ( INSERT INTO "mrp"."results" AS t ("source", "event_id") VALUES ($1, $2) RETURNING 1) SELECT count(*) FROM written', 'load'],
