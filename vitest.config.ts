@@ -25,9 +25,11 @@ export const EACH_FILE = {
   // Each file starts with no other file's closers, and fails if it leaves a server, pool or
   // process running (docs/development.md).
   setupFiles: ['test/setup/fixture-scope.ts', 'test/setup/leak-guard.ts'],
-  // Database and simulator tests do real I/O; two cores, so keep file parallelism modest.
-  testTimeout: 60_000,
-  hookTimeout: 120_000,
+  // Hang guards, not budgets: a test's verdict must not depend on the machine's speed, and a
+  // busy 2-core runner took a test that needs 20 s alone past 60 s. Processes a test starts are
+  // ended sooner (test/helpers/cli.ts), so a hung one is reported with its output.
+  testTimeout: 300_000,
+  hookTimeout: 300_000,
   pool: 'forks' as const,
 };
 
@@ -38,6 +40,9 @@ export default defineConfig({
     globalSetup: ['test/setup/run-dir.ts', 'test/setup/built-cli.ts', 'test/setup/global-db.ts', 'test/setup/embedded-template.ts'],
     // Process-level files first, so that their waits overlap the quick files (test/setup/slow-first.ts).
     sequence: { sequencer: SlowFirstSequencer },
+    // The global teardowns stop servers and drop databases; on a busy machine that takes more than
+    // vitest's 10 s, and a close cut short leaves the transform caches in the system's /tmp.
+    teardownTimeout: 120_000,
     // A focused test would silently skip the rest of the suite on CI.
     allowOnly: !process.env.CI,
     // Five processes for both projects together: the process-level files that start first spend

@@ -121,7 +121,7 @@ describe("a test run drops the databases it made on the tests' server (test/setu
     const name = readFileSync(run.ready, 'utf8');
     expect(name, run.output()).toMatch(/^pitwall_test_\d+_[0-9a-f]+$/);
     expect(await databaseExists(name)).toBe(false);
-  }, 120_000);
+  });
 
   it('when it is killed with SIGKILL, through its watchdog', async () => {
     const run = startRun('leaves-a-database', 'wait', onThisServer());
@@ -131,5 +131,5 @@ describe("a test run drops the databases it made on the tests' server (test/setu
     await stopMidRun('SIGKILL', run.child, run.exited);
     expect(await within(30_000, async () => !(await databaseExists(name)))).toBe(true);
     expect(await within(30_000, () => leftBy(run.tmp).length === 0), leftBy(run.tmp).join('\n')).toBe(true);
-  }, 180_000);
+  });
 });

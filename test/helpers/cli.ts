@@ -24,12 +24,19 @@ export interface RunningCli {
 }
 
 /**
+ * A process's bound when its test names none: a hang guard, shorter than a test's own
+ * (vitest.config.ts), so that a hung process is killed and its output shown before the test ends.
+ */
+const PROCESS_HANG_MS = 240_000;
+
+/**
  * Starts `pitwall <args>` as a real process and leaves it running, for tests that signal or kill
  * it. Every process is bounded by `timeoutMs`, whatever the test does: none is left behind.
  */
-export function startCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): RunningCli {
+export function startCli(args: string[], env: Record<string, string>, timeoutMs = PROCESS_HANG_MS): RunningCli {
   const child = spawn(process.execPath, [PITWALL_BIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    // TMPDIR is the run's directory (test/setup/run-dir.ts): what a process leaves there is swept.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -48,7 +55,7 @@ export function startCli(args: string[], env: Record<string, string>, timeoutMs 
 }
 
 /** Runs `pitwall <args>` as a real process, the way a user or a scheduler would. */
-export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+export async function runCli(args: string[], env: Record<string, string>, timeoutMs = PROCESS_HANG_MS): Promise<CliResult> {
   const { code, signal, stdout, stderr } = await startCli(args, env, timeoutMs).exited;
   return { code, signal, stdout, stderr };
 }

@@ -136,5 +136,5 @@ describe('the packed package, installed from its tarball', () => {
     ok(demo);
     expect(demo.stdout).toMatch(/^Loaded \d+ events/m);
     expect(await processesUnder(base)).toEqual([]);
-  }, 180_000);
+  });
 });

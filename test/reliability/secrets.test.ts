@@ -96,7 +96,7 @@ describe('secrets in what a real process prints', () => {
     expect(outputs[4]!.result.code).toBe(1);
     expect(outputs[5]!.result.code).toBe(2);
     expect(outputs[5]!.result.stderr).toContain('postgres://postgres:****@127.0.0.1:notaport/x');
-  }, 120_000);
+  });
 
   it.each([
     ['the API key', KEY],

@@ -40,6 +40,7 @@ const REVIEWED: Record<string, Record<string, string>> = {
   },
   'src/analytics/grant-readonly.ts': {
     statement: 'statements from readOnlyGrants(), whose templates are checked here (role via pg.escapeIdentifier)',
+    operations: 'pitwall table names from the constant READABLE_OPERATIONS; nothing from outside',
   },
   'src/db/warehouse-unavailable.ts': {
     '*': 'a `createdb -h ... NAME` command line printed as a remedy for the user, never sent to a database',
@@ -60,10 +61,19 @@ const REVIEWED: Record<string, Record<string, string>> = {
     '*': 'messages and remedies printed for the user ("set PITWALL_DATA_DIR to ..."); the file sends no SQL',
   },
   'src/sync/sql/dead-runs.ts': {
-    '*': 'ABANDON and DEAD_ERROR are constant SQL fragments written in this file; every value is a $n parameter',
-    "`WITH run_locks(source, job, id) AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])) UPDATE pitwall.sync_runs r SET ${ABANDON} WHERE r.status = 'running' AND COALESCE(r.heartbeat_at, r.started_at) < now() - make_interval(secs => $4::double precision / 1000) AND NOT EXISTS ( SELECT 1 FROM run_locks k JOIN pg_locks l ON l.objid = k.id::oid WHERE k.source = r.source AND k.job = r.job AND l.locktype = 'advisory' AND l.classid = $5::oid AND l.objsubid = 2 AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())) RETURNING r.run_id, r.source, r.job`":
-      'splices ABANDON only, a constant of this file; sources, jobs, lock ids, the age and the namespace are $n parameters',
-    "`UPDATE pitwall.sync_runs SET ${ABANDON} WHERE source = $2 AND job = $1 AND status = 'running'`": 'splices ABANDON only, a constant of this file; the job and source are $1 and $2',
+    '*': 'ABANDON and DEAD_ERROR are constant SQL fragments written in this file, deadRun() one with a placeholder its caller names; every value is a $n parameter',
+    "`UPDATE pitwall.sync_runs SET ${ABANDON} WHERE ${deadRun('$1')} OR (status = 'running' AND run_id = ANY($2::bigint[])) RETURNING run_id, source, job`":
+      'splices ABANDON and deadRun($1), fragments of this file; the bound and the run ids are $1 and $2',
+  },
+  'src/sync/sql/job-lock.ts': {
+    '*': 'ABANDON and deadRun() are the constant fragments of src/sync/sql/dead-runs.ts; dead is built here from deadRun($5) and $6 only',
+    "`WITH taken AS MATERIALIZED (SELECT id, pg_try_advisory_lock($1, id) AS ok FROM unnest($2::int[]) AS id), alive AS MATERIALIZED (SELECT json_agg(json_build_object('run_id', run_id, 'host', host, 'pid', pid)) AS runs FROM pitwall.sync_runs WHERE source = $3 AND job = ANY($4) AND status = 'running' AND NOT ${dead}), closed AS (UPDATE pitwall.sync_runs SET ${ABANDON} WHERE source = $3 AND job = ANY($4) AND status = 'running' AND ${dead} AND (SELECT bool_and(ok) FROM taken) AND (SELECT runs FROM alive) IS NULL) SELECT id, ok, (SELECT runs FROM alive) AS alive FROM taken`":
+      'splices ABANDON and the rule on dead runs only, fragments of src/sync/sql/dead-runs.ts; the namespace, lock ids, source, jobs, bound and run ids are $n parameters',
+  },
+  'src/worker/catch-up-history.ts': {
+    '*': 'deadRun() is the constant fragment of src/sync/sql/dead-runs.ts, given the placeholder $3 and the alias x.',
+    "`WITH success AS ( SELECT job, max(finished_at) AS at FROM pitwall.sync_runs WHERE source = $2 AND status = 'succeeded' GROUP BY job ), failed AS ( SELECT r.job, r.status, COALESCE(r.finished_at, r.started_at) AS at FROM pitwall.sync_runs r LEFT JOIN success s USING (job) WHERE r.source = $2 AND r.trigger = 'catch-up' AND r.status IN ('failed', 'abandoned') AND (s.at IS NULL OR r.started_at > s.at) AND (r.summary->>'databaseFailure') IS DISTINCT FROM 'true' ) SELECT j.job, s.at AS last_success, count(f.at)::int AS failed, count(f.at) FILTER (WHERE f.status = 'abandoned')::int AS abandoned, max(f.at) AS last_failed_at, (SELECT json_build_object('run_id', x.run_id, 'host', x.host, 'pid', x.pid, 'beat', COALESCE(x.heartbeat_at, x.started_at), 'alive', NOT (${deadRun('$3', 'x.')})) FROM pitwall.sync_runs x WHERE x.source = $2 AND x.job = j.job AND x.status = 'running' ORDER BY COALESCE(x.heartbeat_at, x.started_at) DESC LIMIT 1) AS running FROM unnest($1::text[]) AS j(job) LEFT JOIN success s USING (job) LEFT JOIN failed f USING (job) GROUP BY j.job, s.at`":
+      'splices the rule on dead runs only, a fragment of src/sync/sql/dead-runs.ts; jobs, source and bound are $n parameters',
   },
   'src/coordination/lock-session.ts': {
     text: 'LockSession.query passes its caller’s SQL through, as queryWithRetry does; every caller is checked as a sink',
@@ -74,14 +84,9 @@ const REVIEWED: Record<string, Record<string, string>> = {
   'src/worker/ownership.ts': {
     LOCK_PICTURE_SQL: 'a constant of src/coordination/lock-picture.ts with $1 and $2 only, sent with LOCK_PICTURE_PARAMS',
   },
-  'src/worker/run-locks.ts': {
-    ABANDON: 'the constant SQL fragment of src/sync/sql/dead-runs.ts that closes a run row, written there',
-    "`WITH taken AS MATERIALIZED (SELECT id, pg_try_advisory_lock($1, id) AS ok FROM unnest($2::int[]) AS id), closed AS (UPDATE pitwall.sync_runs SET ${ABANDON} WHERE source = $3 AND job = $4 AND status = 'running' AND (SELECT bool_and(ok) FROM taken)) SELECT id, ok FROM taken`":
-      'splices ABANDON only, a constant of src/sync/sql/dead-runs.ts; the namespace, lock ids, source and job are $n parameters',
-  },
   'src/sync/sql/sync-state.ts': {
     '*': 'FAILED_RUNS is a constant SQL fragment written in this file; every value is a $n parameter',
-    "`INSERT INTO pitwall.sync_state AS s (source, endpoint, params, last_attempt_at, status, last_error, last_run_id, failure_stage, failure_kind, failed_runs) VALUES ($6, $1, $2, now(), $3, $4, $5, $7, $8, 1) ON CONFLICT (source, endpoint, params) DO UPDATE SET last_attempt_at = now(), status = EXCLUDED.status, last_error = EXCLUDED.last_error, last_run_id = EXCLUDED.last_run_id, failure_stage = EXCLUDED.failure_stage, failure_kind = EXCLUDED.failure_kind, failed_runs = ${FAILED_RUNS}, set_aside_until = CASE WHEN NOT $9::boolean OR $10::int = 0 OR ${FAILED_RUNS} < 2 THEN NULL WHEN s.last_run_id IS NOT DISTINCT FROM EXCLUDED.last_run_id THEN s.set_aside_until ELSE now() + make_interval(hours => $10::int) END RETURNING set_aside_until`":
+    "`INSERT INTO pitwall.sync_state AS s (source, endpoint, params, last_attempt_at, status, last_error, last_run_id, failure_stage, failure_kind, failed_runs) VALUES ($6, $1, $2, now(), $3, $4, $5, $7, $8, 1) ON CONFLICT (source, endpoint, params) DO UPDATE SET last_attempt_at = now(), status = EXCLUDED.status, last_error = EXCLUDED.last_error, last_run_id = EXCLUDED.last_run_id, failure_stage = EXCLUDED.failure_stage, failure_kind = EXCLUDED.failure_kind, failed_runs = ${FAILED_RUNS}, set_aside_until = CASE WHEN $9::int = 0 OR $10::int = 0 OR ${FAILED_RUNS} < $9::int THEN NULL WHEN s.last_run_id IS NOT DISTINCT FROM EXCLUDED.last_run_id THEN s.set_aside_until ELSE now() + make_interval(hours => $10::int) END RETURNING set_aside_until`":
       'splices FAILED_RUNS only, a constant of this file (the same expression for the count and the decision); every value is a $n parameter',
   },
   'src/sync/sql/retire-source.ts': {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, statfsSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,17 @@ function runDirParent(): string {
 }
 
 /**
+ * Vitest's transform caches (`<tmpdir>/<random>/ssr`): each project has one, named from the
+ * temporary directory as it was when vitest started, before any setup ran, so they are not in the
+ * run's directory. The setup is handed the root project, whose cache the suite's own projects
+ * never use; theirs are the ones a stopped run left behind.
+ */
+function transformCaches(project: TestProject): string[] {
+  const { vitest } = project;
+  return [...new Set([vitest.getRootProject(), ...vitest.projects].map((p) => p.tmpDir))];
+}
+
+/**
  * The first global setup: one directory for everything this run puts in the temporary directory
  * (TMPDIR points at it before the other setups and the test files' processes start, so their
  * servers' clusters and every mkdtemp land in it), and a watchdog that removes it, stopping the
@@ -44,9 +55,8 @@ export default function setup(project: TestProject): () => Promise<void> {
   // Embedded servers run as another user when the tests run as root: it must pass through.
   chmodSync(dir, 0o755);
   process.env.TMPDIR = dir;
-  // Vitest's transform cache was made in the former TMPDIR before any setup ran; a stopped run
-  // leaves it too, so the watchdog removes it. The teardown does not: vitest removes it on close.
-  const args = [join(ROOT, 'bin/run-ts.js'), join(ROOT, 'test/setup/run-watchdog.ts'), String(process.pid), dir, project.tmpDir];
+  const caches = transformCaches(project);
+  const args = [join(ROOT, 'bin/run-ts.js'), join(ROOT, 'test/setup/run-watchdog.ts'), String(process.pid), dir, ...caches];
   const watchdog = spawn(process.execPath, args, {
     cwd: ROOT,
     // Its own session: the Ctrl-C that stops the run must not stop it.
@@ -56,6 +66,8 @@ export default function setup(project: TestProject): () => Promise<void> {
   watchdog.unref();
   return async () => {
     await sweepRunDir(dir);
+    // Vitest removes them on close too, but only if its close is not cut short (teardownTimeout).
+    for (const cache of caches) rmSync(cache, { recursive: true, force: true });
     if (watchdog.exitCode === null) watchdog.kill('SIGTERM');
   };
 }

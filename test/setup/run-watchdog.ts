@@ -96,7 +96,7 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** `also`: directories to remove besides (vitest's own transform cache, which its close removes). */
+/** `also`: directories to remove besides (vitest's transform caches, one per project). */
 async function watch(runPid: number, dir: string, also: string[]): Promise<void> {
   // The run's teardown ends this process with SIGTERM once it has swept the directory itself.
   while (running(runPid)) await sleep(POLL_MS);
