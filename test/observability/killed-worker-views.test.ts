@@ -37,7 +37,7 @@ describe('every view of a run whose worker was killed (kill -9) mid-run', () => 
     // Its start-up catch-up runs a full: at 2 requests a second a tiny one (~110 requests) lasts
     // ~55 s, so it is still going at its first heartbeat (5 s), when it is killed.
     const worker = startCli(['worker'], env(), 120_000);
-    await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running' AND heartbeat_at IS NOT NULL`, 1, 60_000);
+    await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running' AND heartbeat_at IS NOT NULL`, 1);
     worker.child.kill('SIGKILL');
     await worker.exited;
     // Its sessions end when the server notices the closed sockets: then its locks are gone.

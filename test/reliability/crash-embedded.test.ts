@@ -89,7 +89,7 @@ describe('a sync on the embedded warehouse killed with SIGKILL at seeded moments
     // The last process gone, nothing else attached: the server is stopped, not left behind.
     expect(postmasterPid(dir)).toBeNull();
     console.info(`embedded crash proof: ${killed} of ${KILLS} runs killed at ${moments.join(' ')}`);
-  }, 240_000);
+  });
 });
 
 describe('a second pitwall process on the same directory during a sync', () => {

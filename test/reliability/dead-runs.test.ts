@@ -50,7 +50,7 @@ describe('dead runs', () => {
     const beforeCheck = await runRow(runId);
     expect(beforeCheck.status).toBe('running');
     // Real time: the dead process's last heartbeat has to age past the threshold.
-    await waitForCount(db.pool, `SELECT (now() - heartbeat_at > make_interval(secs => ${STALE_AFTER_MS / 1000 + 1}))::int AS n FROM pitwall.sync_runs WHERE run_id = ${runId}`, 1, 60_000);
+    await waitForCount(db.pool, `SELECT (now() - heartbeat_at > make_interval(secs => ${STALE_AFTER_MS / 1000 + 1}))::int AS n FROM pitwall.sync_runs WHERE run_id = ${runId}`, 1);
 
     const status = await runCli(['status', '--json'], env);
     expect(status.code).toBe(0);

@@ -120,5 +120,5 @@ describe('a sync through a hostile upstream', () => {
     expect(await diffAgainstTruth(db.pool, truth)).toEqual({});
     const cleared = await db.pool.query(`SELECT count(*)::int AS n FROM pitwall.sync_state WHERE set_aside_until IS NOT NULL OR failed_runs > 0`);
     expect(cleared.rows[0].n).toBe(0);
-  }, 240_000);
+  });
 });

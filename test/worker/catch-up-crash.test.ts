@@ -51,10 +51,10 @@ describe('a worker that crashes during its catch-up', () => {
 
     const third = startWorker(env);
     try {
-      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE status = 'abandoned'`, 2, 60_000);
+      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE status = 'abandoned'`, 2);
       // The catch-up looks again once live's and season's catch-ups, run one after the other, are
       // done, and says it backs off: the worker is stopped once it has said so.
-      await waitForCount(db.pool, `SELECT count(DISTINCT job)::int AS n FROM pitwall.sync_runs WHERE job <> 'full' AND status = 'succeeded'`, 2, 90_000);
+      await waitForCount(db.pool, `SELECT count(DISTINCT job)::int AS n FROM pitwall.sync_runs WHERE job <> 'full' AND status = 'succeeded'`, 2);
       await until('the catch-up of the full has backed off', () => third.lines().some((l) => l.msg.startsWith(BACKING_OFF)), 120_000);
     } finally {
       third.child.kill('SIGTERM');

@@ -40,7 +40,7 @@ describe.each<FaultKind>(['half-open', 'stall', 'reset'])('a worker whose lock s
     let mine: string[] = [];
     try {
       // Both at work on their shares of the start-up fulls.
-      await waitForCount(watcher, `SELECT count(DISTINCT pid)::int AS n FROM pitwall.sync_runs WHERE status = 'running' AND requests > 0`, 2, 90_000);
+      await waitForCount(watcher, `SELECT count(DISTINCT pid)::int AS n FROM pitwall.sync_runs WHERE status = 'running' AND requests > 0`, 2);
       mine = [...(await watcher.query<{ source: string }>(`SELECT source FROM pitwall.sync_runs WHERE status = 'running' AND pid = $1`, [a.child.pid])).rows.map((r) => r.source)];
       expect(mine.length).toBeGreaterThan(0);
       const faultAt = Date.now();
@@ -57,13 +57,13 @@ describe.each<FaultKind>(['half-open', 'stall', 'reset'])('a worker whose lock s
       expect(await statusOf(port)).toMatchObject({ lock_session: 'lost' });
       expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toContain('This worker holds no lock session');
       // B takes A's sources and runs their fulls again.
-      await waitForCount(watcher, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND pid = ${b.child.pid} AND source = ANY('{${mine.join(',')}}') AND requests > 0`, 1, 90_000);
+      await waitForCount(watcher, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND pid = ${b.child.pid} AND source = ANY('{${mine.join(',')}}') AND requests > 0`, 1);
       // Cut off, A sent the upstream nothing more.
       sentAfterLoss = upstream.bytesFromClients() - sentAtLoss;
       proxy.fault('none');
       await until('A holds a session again', async () => (await healthz(port)).status === 200, 4 * BEAT_MS + LEASE_MS);
       expect(await statusOf(port)).toMatchObject({ lock_session: 'held' });
-      await waitForCount(watcher, `SELECT count(DISTINCT source)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, SITES.length, 150_000);
+      await waitForCount(watcher, `SELECT count(DISTINCT source)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, SITES.length);
       // Idle again, the sources even out: A takes work again.
       await until('A owns sources again', async () => ((await ownersNow(watcher)).get(a.child.pid!) ?? 0) > 0, 6 * BEAT_MS);
     } finally {

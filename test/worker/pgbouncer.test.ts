@@ -43,11 +43,11 @@ describe('pitwall through a real PgBouncer', () => {
     const env = { ...upstream(), DATABASE_URL: session.through(db.url) };
     const worker = startCli(['worker'], { ...env, ...NO_SCHEDULES });
     try {
-      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 1, 60_000);
+      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 1);
       // Its job lock, taken through the pooler, holds against another process's, taken on a
       // lock session that goes to PostgreSQL itself.
       expect((await runCli(['sync', '--job', 'full'], { ...env, PITWALL_LOCK_DATABASE_URL: db.url })).code).toBe(3);
-      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 1, 60_000);
+      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 1);
     } finally {
       sim.setFaults({ latencyMs: 0 });
       expect(await stopAll([worker])).toEqual([CLEAN_EXIT]);

@@ -94,11 +94,11 @@ describe('three worker processes on one database, three sources, an empty wareho
     let manual: CliResult | undefined;
     let evenedOut = new Map<number, number>();
     try {
-      await waitForCount(watcher, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE source = 'track-a' AND job = 'full' AND requests > 0`, 1, 60_000);
+      await waitForCount(watcher, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE source = 'track-a' AND job = 'full' AND requests > 0`, 1);
       manualRunning = true;
       manual = await runCli(['sync', '--job', 'live', '--source', 'track-a'], env, 120_000);
       manualRunning = false;
-      await waitForCount(watcher, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 3, 120_000);
+      await waitForCount(watcher, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 3);
       // A worker gives up its idle sources above its share at its next beat, the others take them at theirs.
       // Two taking at once may both try the same free source: the one that lost takes the next at its next beat.
       const oneEach = (owners: Map<number, number>) => workers.every((w) => owners.get(w.child.pid!) === 1);
@@ -118,7 +118,7 @@ describe('three worker processes on one database, three sources, an empty wareho
       const { rows: runs } = await watcher.query<Run>(`SELECT run_id, source, job, trigger, status, pid, requests FROM pitwall.sync_runs ORDER BY run_id`);
       seen = { pids: workers.map((w) => w.child.pid!), exits, logs, manual: manual!, peakConnections, lockSessions, evenedOut, runs, bunching: bunching.allowance(MAX_RPS) };
     }
-  }, 240_000);
+  });
 
   it('runs each source\'s full once, as a catch-up, and never one source\'s job twice at once', async () => {
     expect(REPLICAS).toBe(3);

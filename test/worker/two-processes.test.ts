@@ -34,10 +34,10 @@ describe('a manual sync of the job a worker is running', () => {
     const env = { DATABASE_URL: db.url, MRP_API_BASE_URL: sim.url, MRP_API_KEY: sim.key, PITWALL_MAX_RPS: '0' };
     const worker = startCli(['worker'], { ...env, ...NO_SCHEDULES });
     try {
-      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 1, 60_000);
+      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 1);
       const manual = await runCli(['sync', '--job', 'full'], env);
       expect(manual.code).toBe(3);
-      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 1, 60_000);
+      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 1);
     } finally {
       expect(await stopAll([worker])).toEqual([CLEAN_EXIT]);
     }

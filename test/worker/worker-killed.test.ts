@@ -23,7 +23,7 @@ describe('a worker killed (kill -9) halfway through a full sync, beside another 
     let rerun = false;
     try {
       // Halfway, as its heartbeat (every 5 s) reports it.
-      await waitForCount(db.pool, `SELECT max(requests)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 40, 60_000);
+      await waitForCount(db.pool, `SELECT max(requests)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 40);
       const { rows } = await db.pool.query<{ pid: number }>(`SELECT pid FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`);
       killed = rows[0]?.pid;
       const victim = workers.find((w) => w.child.pid === killed);
@@ -32,7 +32,7 @@ describe('a worker killed (kill -9) halfway through a full sync, beside another 
       killedAt = await dbNow(db.pool);
       const other = `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND pid <> ${killed}`;
       rerun = await waitForCount(db.pool, other, 1, TAKEOVER_BOUND_MS + 5_000).then(() => true, () => false);
-      if (rerun) await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 1, 60_000);
+      if (rerun) await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 1);
     } finally {
       const survivors = workers.filter((w) => w.child.pid !== killed);
       expect(await stopAll(survivors)).toEqual(survivors.map(() => CLEAN_EXIT));
