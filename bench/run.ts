@@ -41,18 +41,22 @@ interface Sizes {
   memoryScale: Scale;
   /** Side-by-side syncs of each warehouse for the embedded wall-time ratio. */
   embeddedRuns: number;
-  /** Full syncs stopped and continued (docs/reliability.md): the issue's two cases, smaller in --quick. */
+  /** Full syncs stopped and continued (docs/reliability.md): the issue's three cases, smaller in --quick. */
   continued: ContinuedCase[];
 }
 
-/** The issue's two cases: a full stopped by SIGTERM at half its requests, and one killed at 80 %. */
-const continuedCases = (stopped: Scale, killed: Scale): ContinuedCase[] => [
+/**
+ * The issue's three cases: a full stopped by SIGTERM at half its requests, one killed at 80 %, and
+ * a worker's full under a PostgreSQL restart at half its requests.
+ */
+const continuedCases = (stopped: Scale, killed: Scale, restarted: Scale): ContinuedCase[] => [
   { scale: stopped, stop: 'SIGTERM', at: 0.5, target: 1.05 },
   { scale: killed, stop: 'SIGKILL', at: 0.8, target: 1.1 },
+  { scale: restarted, stop: 'restart', at: 0.5, target: 1.1 },
 ];
 
-const FULL: Sizes = { rows: 200_000, repetitions: 3, naiveRows: 5_000, e2eScale: 'medium', memoryScale: 'large', embeddedRuns: 3, continued: continuedCases('medium', 'large') };
-const QUICK: Sizes = { rows: 20_000, repetitions: 3, naiveRows: 1_000, e2eScale: 'small', memoryScale: 'small', embeddedRuns: 1, continued: continuedCases('small', 'small') };
+const FULL: Sizes = { rows: 200_000, repetitions: 3, naiveRows: 5_000, e2eScale: 'medium', memoryScale: 'large', embeddedRuns: 3, continued: continuedCases('medium', 'large', 'medium') };
+const QUICK: Sizes = { rows: 20_000, repetitions: 3, naiveRows: 1_000, e2eScale: 'small', memoryScale: 'small', embeddedRuns: 1, continued: continuedCases('small', 'small', 'small') };
 const SECTIONS = ['loader', 'e2e', 'memory', 'embedded', 'continued'] as const;
 /** Sections run only when named in --only: several minutes at the upstream's polite rate. */
 const ON_REQUEST = ['sites'] as const;
@@ -128,7 +132,8 @@ if (only.has('embedded')) {
   });
 }
 if (only.has('continued')) {
-  log(`continued: ${sizes.continued.map((c) => `a ${c.scale} full stopped by ${c.stop} at ${c.at * 100} %`).join(', ')}, each continued by the next sync...`);
+  const how = (c: ContinuedCase) => (c.stop === 'restart' ? `a worker's ${c.scale} full under a PostgreSQL restart at ${c.at * 100} %` : `a ${c.scale} full stopped by ${c.stop} at ${c.at * 100} %`);
+  log(`continued: ${sizes.continued.map(how).join(', ')}, each continued by the next run...`);
   sections.continued = await benchContinued(server, sizes.continued, { concurrency: E2E_CONCURRENCY, latencyMs: E2E_LATENCY_MS });
 }
 // The workers run at their default number of runs at once unless --worker-jobs says otherwise.

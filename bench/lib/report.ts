@@ -50,10 +50,17 @@ export function judge(r: Sections): BenchResults['targets'] {
     embeddedColdStart: t('<= 3000 ms', r.embedded && r.embedded.startMs.cold <= 3000),
     ...sitesTargets(r.sites),
     ...Object.fromEntries((r.continued ?? []).map((c) => [continuedKey(c), t(`<= ${c.target} x minimum, continued`, c.continued && c.ratio <= c.target)])),
+    ...Object.fromEntries(
+      (r.continued ?? []).flatMap((c) =>
+        c.stop === 'restart' ? [[resumedKey(c), t(`<= ${c.resumeBoundMs} ms`, c.resumedMs !== null && c.resumedMs <= c.resumeBoundMs)]] : [],
+      ),
+    ),
   };
 }
 
 const continuedKey = (c: ContinuedFigures) => `continued_${c.scale}_${c.stop}_${c.at}`;
+/** A restart case's second target: how soon the cut run was going again. */
+const resumedKey = (c: ContinuedFigures) => `${continuedKey(c)}_resumed`;
 
 /**
  * The sites section's targets, judged on its one-worker run: the makespan against its floor (or,
@@ -143,7 +150,13 @@ export function reportRows(r: BenchResults): ReportRow[] {
     }
   }
   for (const c of r.continued ?? []) {
-    add(`${c.scale} full stopped by ${c.stop} at ${Math.round(c.at * 100)} %, then continued: requests`, `${num(c.firstRequests)} + ${num(c.secondRequests)} / ${num(c.minRequests)} = ${c.ratio.toFixed(3)}`, continuedKey(c));
+    const at = `${Math.round(c.at * 100)} %`;
+    if (c.stop === 'restart') {
+      add(`${c.scale} full of a worker, PostgreSQL restarted at ${at}, then continued: requests`, `${num(c.requests)} / ${num(c.minRequests)} = ${c.ratio.toFixed(3)}`, continuedKey(c));
+      add('  the continuation began after the server answered', c.resumedMs === null ? 'none' : `${num(c.resumedMs)} ms`, resumedKey(c));
+    } else {
+      add(`${c.scale} full stopped by ${c.stop} at ${at}, then continued: requests`, `${num(c.firstRequests)} + ${num(c.secondRequests)} / ${num(c.minRequests)} = ${c.ratio.toFixed(3)}`, continuedKey(c));
+    }
   }
   if (em) {
     add(`embedded warehouse: full sync of the ${em.scale} world, median of ${em.runs}`, `${num(em.wallMs)} ms`);
