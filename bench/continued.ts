@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 import { createWorld } from '../src/simulator/world/index.js';
@@ -58,6 +58,7 @@ export async function benchContinued(server: string, cases: readonly ContinuedCa
       continue;
     }
     const [db, sim] = await Promise.all([createBenchDatabase(server, 'continued', 1), startSimulatorProcess(c.scale, BENCH_SEED, opts.latencyMs)]);
+    let first: ChildProcess | undefined;
     try {
       const env = {
         PATH: process.env.PATH ?? '',
@@ -69,12 +70,12 @@ export async function benchContinued(server: string, cases: readonly ContinuedCa
         PITWALL_CONCURRENCY: String(opts.concurrency),
         PITWALL_LOG_LEVEL: 'warn',
       };
-      const first = spawn(process.execPath, [bin, 'sync', '--json'], { cwd: ROOT, env, stdio: 'ignore' });
-      const exited = new Promise<void>((resolve) => first.once('exit', () => resolve()));
+      const part = (first = spawn(process.execPath, [bin, 'sync', '--json'], { cwd: ROOT, env, stdio: 'ignore' }));
+      const exited = new Promise<void>((resolve) => part.once('exit', () => resolve()));
       let running = true;
       void exited.then(() => (running = false));
       await untilRequests(sim, c.at * minRequests, () => running);
-      first.kill(c.stop);
+      part.kill(c.stop);
       await exited;
       const firstRequests = await simulatorTotal(sim, true);
       const { summary } = await runSyncProcess([bin, 'sync', '--json'], env);
@@ -82,6 +83,8 @@ export async function benchContinued(server: string, cases: readonly ContinuedCa
       const continued = summary.status === 'succeeded' && (summary as { continues?: unknown }).continues !== undefined;
       figures.push({ ...c, stop: c.stop, minRequests, firstRequests, secondRequests, ratio: Math.round((1000 * (firstRequests + secondRequests)) / minRequests) / 1000, continued });
     } finally {
+      // A first part still running (the bench failed while it ran) is not left behind.
+      if (first && first.exitCode === null && first.signalCode === null) first.kill('SIGKILL');
       await Promise.all([sim.stop(), db.drop()]);
     }
   }
