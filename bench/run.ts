@@ -3,7 +3,8 @@
  * `--sites N --site-scale tiny --workers 1,3 --worker-jobs J --global-max-rps R [--steady-seconds S]` shape it): pitwall against PostgreSQL's
  * COPY, against the loader a user would write by hand, against the upstream's latency, and the
  * embedded warehouse against a PostgreSQL server; prints a table and writes bench/results/latest.json and the table of docs/performance.md
- * (`--quick`: bench/results/latest-quick.json only).
+ * (`--quick`: bench/results/latest-quick.json only; a full run with `--only` lays its sections into
+ * latest.json, bench/lib/merge-results.ts).
  *
  * It creates and drops its own databases on the server named by DATABASE_URL, else
  * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres. The figures are timings:
@@ -23,7 +24,8 @@ import type { benchEndToEnd } from './e2e.js';
 import { benchEmbedded } from './embedded.js';
 import { ROOT, runBenchChild } from './lib/child.js';
 import { serverUrl } from './lib/database.js';
-import { PERFORMANCE_DOC, renderPerformanceDoc } from './lib/performance-doc.js';
+import { assertSameMachine, layInto } from './lib/merge-results.js';
+import { PERFORMANCE_DOC, readLatestResults, renderPerformanceDoc } from './lib/performance-doc.js';
 import type { Runtime } from './lib/pitwall-runtime.js';
 import { judge, renderReport, type BenchResults } from './lib/report.js';
 import { resultRows, worldFor } from './lib/result-rows.js';
@@ -93,6 +95,10 @@ const known: readonly string[] = [...SECTIONS, ...ON_REQUEST];
 for (const s of only) if (!known.includes(s)) throw new Error(`--only takes ${known.join(', ')}; got ${s}`);
 
 const server = serverUrl(process.env);
+// A full run of some sections alone is laid into the last full run's results (merge-results.ts);
+// a run on another machine is refused before anything runs.
+const base = !values.quick && values.only ? readLatestResults() : undefined;
+if (base) assertSameMachine(base.machine, { cores: cpus().length, node: process.version, postgres: await postgresVersion(server) });
 const startLoad = loadavg()[0] ?? 0;
 const startedAt = new Date().toISOString();
 const log = (text: string) => process.stderr.write(`${text}\n`);
@@ -164,7 +170,7 @@ if (only.has('sites')) {
   }
 }
 
-const results: BenchResults = {
+const run: BenchResults = {
   mode: values.quick ? 'quick' : 'full',
   startedAt,
   machine: {
@@ -176,6 +182,7 @@ const results: BenchResults = {
   ...sections,
   targets: judge(sections),
 };
+const results = base ? layInto(base, run) : run;
 const dir = join(ROOT, 'bench/results');
 mkdirSync(dir, { recursive: true });
 // docs/performance.md shows the last full run: its table is rewritten with latest.json, so the two
@@ -183,4 +190,4 @@ mkdirSync(dir, { recursive: true });
 // writes a file of its own and leaves the committed figures alone.
 writeFileSync(join(dir, values.quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
 if (!values.quick) writeFileSync(PERFORMANCE_DOC, renderPerformanceDoc(readFileSync(PERFORMANCE_DOC, 'utf8'), results));
-process.stdout.write(`${renderReport(results)}\n`);
+process.stdout.write(`${renderReport(run)}\n`);

@@ -27,10 +27,12 @@ export interface BenchResults {
   embedded?: EmbeddedFigures;
   continued?: ContinuedFigures[];
   sites?: SitesFigures;
+  /** Sections run again alone (`--only`) and laid into this run (merge-results.ts): which, and that run's start and load. */
+  reruns?: Array<{ sections: string[]; startedAt: string; loadAverage: Machine['loadAverage'] }>;
   targets: Record<string, { target: string; met: boolean | null }>;
 }
 
-type Sections = Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded' | 'continued' | 'sites'>;
+export type Sections = Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded' | 'continued' | 'sites'>;
 
 /** The issue's targets, judged against one run's figures (null where the section did not run). */
 export function judge(r: Sections): BenchResults['targets'] {
@@ -198,10 +200,9 @@ export function reportRows(r: BenchResults): ReportRow[] {
 /** The machine and the moment a run was made on, as one line: every figure depends on them. */
 export function runHeading(r: BenchResults): string {
   const { machine: mc } = r;
-  return (
-    `pitwall bench (${r.mode}), ${r.startedAt}: ${mc.cores} cores, Node ${mc.node}, PostgreSQL ${mc.postgres}, ` +
-    `load average ${mc.loadAverage.start.toFixed(1)} -> ${mc.loadAverage.end.toFixed(1)}`
-  );
+  const load = (l: Machine['loadAverage']) => `load average ${l.start.toFixed(1)} -> ${l.end.toFixed(1)}`;
+  const reruns = (r.reruns ?? []).map((re) => `; ${re.sections.join(', ')} run again alone ${re.startedAt}, ${load(re.loadAverage)}`);
+  return `pitwall bench (${r.mode}), ${r.startedAt}: ${mc.cores} cores, Node ${mc.node}, PostgreSQL ${mc.postgres}, ${load(mc.loadAverage)}${reruns.join('')}`;
 }
 
 /** The run as a plain-text table, one measure per line, with the target beside it where there is one. */
