@@ -3,7 +3,8 @@
  * `--sites N --site-scale tiny --workers 1,3 --worker-jobs J --global-max-rps R [--steady-seconds S]` shape it): pitwall against PostgreSQL's
  * COPY, against the loader a user would write by hand, against the upstream's latency, and the
  * embedded warehouse against a PostgreSQL server; prints a table and writes bench/results/latest.json and the table of docs/performance.md
- * (`--quick`: bench/results/latest-quick.json only).
+ * (`--quick`: bench/results/latest-quick.json only; a full run with `--only` lays its sections into
+ * latest.json, bench/lib/merge-results.ts).
  *
  * It creates and drops its own databases on the server named by DATABASE_URL, else
  * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres. The figures are timings:
@@ -23,7 +24,8 @@ import type { benchEndToEnd } from './e2e.js';
 import { benchEmbedded } from './embedded.js';
 import { ROOT, runBenchChild } from './lib/child.js';
 import { serverUrl } from './lib/database.js';
-import { PERFORMANCE_DOC, renderPerformanceDoc } from './lib/performance-doc.js';
+import { assertSameMachine, layInto } from './lib/merge-results.js';
+import { PERFORMANCE_DOC, readLatestResults, renderPerformanceDoc } from './lib/performance-doc.js';
 import type { Runtime } from './lib/pitwall-runtime.js';
 import { judge, renderReport, type BenchResults } from './lib/report.js';
 import { resultRows, worldFor } from './lib/result-rows.js';
@@ -41,18 +43,22 @@ interface Sizes {
   memoryScale: Scale;
   /** Side-by-side syncs of each warehouse for the embedded wall-time ratio. */
   embeddedRuns: number;
-  /** Full syncs stopped and continued (docs/reliability.md): the issue's two cases, smaller in --quick. */
+  /** Full syncs stopped and continued (docs/reliability.md): the issue's three cases, smaller in --quick. */
   continued: ContinuedCase[];
 }
 
-/** The issue's two cases: a full stopped by SIGTERM at half its requests, and one killed at 80 %. */
-const continuedCases = (stopped: Scale, killed: Scale): ContinuedCase[] => [
+/**
+ * The issue's three cases: a full stopped by SIGTERM at half its requests, one killed at 80 %, and
+ * a worker's full under a PostgreSQL restart at half its requests.
+ */
+const continuedCases = (stopped: Scale, killed: Scale, restarted: Scale): ContinuedCase[] => [
   { scale: stopped, stop: 'SIGTERM', at: 0.5, target: 1.05 },
   { scale: killed, stop: 'SIGKILL', at: 0.8, target: 1.1 },
+  { scale: restarted, stop: 'restart', at: 0.5, target: 1.1 },
 ];
 
-const FULL: Sizes = { rows: 200_000, repetitions: 3, naiveRows: 5_000, e2eScale: 'medium', memoryScale: 'large', embeddedRuns: 3, continued: continuedCases('medium', 'large') };
-const QUICK: Sizes = { rows: 20_000, repetitions: 3, naiveRows: 1_000, e2eScale: 'small', memoryScale: 'small', embeddedRuns: 1, continued: continuedCases('small', 'small') };
+const FULL: Sizes = { rows: 200_000, repetitions: 3, naiveRows: 5_000, e2eScale: 'medium', memoryScale: 'large', embeddedRuns: 3, continued: continuedCases('medium', 'large', 'medium') };
+const QUICK: Sizes = { rows: 20_000, repetitions: 3, naiveRows: 1_000, e2eScale: 'small', memoryScale: 'small', embeddedRuns: 1, continued: continuedCases('small', 'small', 'small') };
 const SECTIONS = ['loader', 'e2e', 'memory', 'embedded', 'continued'] as const;
 /** Sections run only when named in --only: several minutes at the upstream's polite rate. */
 const ON_REQUEST = ['sites'] as const;
@@ -89,6 +95,10 @@ const known: readonly string[] = [...SECTIONS, ...ON_REQUEST];
 for (const s of only) if (!known.includes(s)) throw new Error(`--only takes ${known.join(', ')}; got ${s}`);
 
 const server = serverUrl(process.env);
+// A full run of some sections alone is laid into the last full run's results (merge-results.ts);
+// a run on another machine is refused before anything runs.
+const base = !values.quick && values.only ? readLatestResults() : undefined;
+if (base) assertSameMachine(base.machine, { cores: cpus().length, node: process.version, postgres: await postgresVersion(server) });
 const startLoad = loadavg()[0] ?? 0;
 const startedAt = new Date().toISOString();
 const log = (text: string) => process.stderr.write(`${text}\n`);
@@ -128,7 +138,8 @@ if (only.has('embedded')) {
   });
 }
 if (only.has('continued')) {
-  log(`continued: ${sizes.continued.map((c) => `a ${c.scale} full stopped by ${c.stop} at ${c.at * 100} %`).join(', ')}, each continued by the next sync...`);
+  const how = (c: ContinuedCase) => (c.stop === 'restart' ? `a worker's ${c.scale} full under a PostgreSQL restart at ${c.at * 100} %` : `a ${c.scale} full stopped by ${c.stop} at ${c.at * 100} %`);
+  log(`continued: ${sizes.continued.map(how).join(', ')}, each continued by the next run...`);
   sections.continued = await benchContinued(server, sizes.continued, { concurrency: E2E_CONCURRENCY, latencyMs: E2E_LATENCY_MS });
 }
 // The workers run at their default number of runs at once unless --worker-jobs says otherwise.
@@ -159,7 +170,7 @@ if (only.has('sites')) {
   }
 }
 
-const results: BenchResults = {
+const run: BenchResults = {
   mode: values.quick ? 'quick' : 'full',
   startedAt,
   machine: {
@@ -171,6 +182,7 @@ const results: BenchResults = {
   ...sections,
   targets: judge(sections),
 };
+const results = base ? layInto(base, run) : run;
 const dir = join(ROOT, 'bench/results');
 mkdirSync(dir, { recursive: true });
 // docs/performance.md shows the last full run: its table is rewritten with latest.json, so the two
@@ -178,4 +190,4 @@ mkdirSync(dir, { recursive: true });
 // writes a file of its own and leaves the committed figures alone.
 writeFileSync(join(dir, values.quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
 if (!values.quick) writeFileSync(PERFORMANCE_DOC, renderPerformanceDoc(readFileSync(PERFORMANCE_DOC, 'utf8'), results));
-process.stdout.write(`${renderReport(results)}\n`);
+process.stdout.write(`${renderReport(run)}\n`);

@@ -27,10 +27,12 @@ export interface BenchResults {
   embedded?: EmbeddedFigures;
   continued?: ContinuedFigures[];
   sites?: SitesFigures;
+  /** Sections run again alone (`--only`) and laid into this run (merge-results.ts): which, and that run's start and load. */
+  reruns?: Array<{ sections: string[]; startedAt: string; loadAverage: Machine['loadAverage'] }>;
   targets: Record<string, { target: string; met: boolean | null }>;
 }
 
-type Sections = Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded' | 'continued' | 'sites'>;
+export type Sections = Pick<BenchResults, 'loader' | 'e2e' | 'noop' | 'rebuild' | 'memory' | 'embedded' | 'continued' | 'sites'>;
 
 /** The issue's targets, judged against one run's figures (null where the section did not run). */
 export function judge(r: Sections): BenchResults['targets'] {
@@ -50,10 +52,17 @@ export function judge(r: Sections): BenchResults['targets'] {
     embeddedColdStart: t('<= 3000 ms', r.embedded && r.embedded.startMs.cold <= 3000),
     ...sitesTargets(r.sites),
     ...Object.fromEntries((r.continued ?? []).map((c) => [continuedKey(c), t(`<= ${c.target} x minimum, continued`, c.continued && c.ratio <= c.target)])),
+    ...Object.fromEntries(
+      (r.continued ?? []).flatMap((c) =>
+        c.stop === 'restart' ? [[resumedKey(c), t(`<= ${c.resumeBoundMs} ms`, c.resumedMs !== null && c.resumedMs <= c.resumeBoundMs)]] : [],
+      ),
+    ),
   };
 }
 
 const continuedKey = (c: ContinuedFigures) => `continued_${c.scale}_${c.stop}_${c.at}`;
+/** A restart case's second target: how soon the cut run was going again. */
+const resumedKey = (c: ContinuedFigures) => `${continuedKey(c)}_resumed`;
 
 /**
  * The sites section's targets, judged on its one-worker run: the makespan against its floor (or,
@@ -143,7 +152,13 @@ export function reportRows(r: BenchResults): ReportRow[] {
     }
   }
   for (const c of r.continued ?? []) {
-    add(`${c.scale} full stopped by ${c.stop} at ${Math.round(c.at * 100)} %, then continued: requests`, `${num(c.firstRequests)} + ${num(c.secondRequests)} / ${num(c.minRequests)} = ${c.ratio.toFixed(3)}`, continuedKey(c));
+    const at = `${Math.round(c.at * 100)} %`;
+    if (c.stop === 'restart') {
+      add(`${c.scale} full of a worker, PostgreSQL restarted at ${at}, then continued: requests`, `${num(c.requests)} / ${num(c.minRequests)} = ${c.ratio.toFixed(3)}`, continuedKey(c));
+      add('  the continuation began after the server answered', c.resumedMs === null ? 'none' : `${num(c.resumedMs)} ms`, resumedKey(c));
+    } else {
+      add(`${c.scale} full stopped by ${c.stop} at ${at}, then continued: requests`, `${num(c.firstRequests)} + ${num(c.secondRequests)} / ${num(c.minRequests)} = ${c.ratio.toFixed(3)}`, continuedKey(c));
+    }
   }
   if (em) {
     add(`embedded warehouse: full sync of the ${em.scale} world, median of ${em.runs}`, `${num(em.wallMs)} ms`);
@@ -185,10 +200,9 @@ export function reportRows(r: BenchResults): ReportRow[] {
 /** The machine and the moment a run was made on, as one line: every figure depends on them. */
 export function runHeading(r: BenchResults): string {
   const { machine: mc } = r;
-  return (
-    `pitwall bench (${r.mode}), ${r.startedAt}: ${mc.cores} cores, Node ${mc.node}, PostgreSQL ${mc.postgres}, ` +
-    `load average ${mc.loadAverage.start.toFixed(1)} -> ${mc.loadAverage.end.toFixed(1)}`
-  );
+  const load = (l: Machine['loadAverage']) => `load average ${l.start.toFixed(1)} -> ${l.end.toFixed(1)}`;
+  const reruns = (r.reruns ?? []).map((re) => `; ${re.sections.join(', ')} run again alone ${re.startedAt}, ${load(re.loadAverage)}`);
+  return `pitwall bench (${r.mode}), ${r.startedAt}: ${mc.cores} cores, Node ${mc.node}, PostgreSQL ${mc.postgres}, ${load(mc.loadAverage)}${reruns.join('')}`;
 }
 
 /** The run as a plain-text table, one measure per line, with the target beside it where there is one. */

@@ -3,6 +3,7 @@ import { openWarehouse } from '../db/open-warehouse.js';
 import { ensureReaderRole } from '../embedded/reader-role.js';
 
 import { CONFIG_FLAG_OPTIONS, EXIT, HELP, UsageError, configFlags, makeLogger, parse, type CommandContext } from './context.js';
+import { untilAborted } from './until-aborted.js';
 
 /**
  * `pitwall serve-sql [--sql-port 5433]`: keeps the embedded warehouse's PostgreSQL server up
@@ -41,25 +42,4 @@ export async function run(ctx: CommandContext): Promise<number> {
   } finally {
     await warehouse.close();
   }
-}
-
-/**
- * Settles when `signal` aborts. A pending promise does not keep Node's event loop alive, and
- * neither does a signal handler: once the pool's idle clients close (pool.ts), nothing else
- * would, and Node would exit with code 13 ("unsettled top-level await") in the middle of
- * serving. The timer is what holds the process until the signal comes.
- */
-function untilAborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const hold = setInterval(() => undefined, 1 << 30);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearInterval(hold);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }

@@ -5,6 +5,7 @@ import { loadSources, sourceSecrets } from '../sources.js';
 import { createWorker } from '../worker/worker.js';
 
 import { CONFIG_FLAG_OPTIONS, EXIT, HELP, configFlags, makeLogger, parse, type CommandContext } from './context.js';
+import { untilAborted } from './until-aborted.js';
 
 /**
  * `pitwall worker`: each source's three jobs on their cron schedules until the first SIGTERM/SIGINT, then a
@@ -22,10 +23,10 @@ export async function run(ctx: CommandContext): Promise<number> {
   await refuseSharedSessions(warehouse, config);
   // The global settings (port, token, time zone, shutdown) are every source's config's too.
   const worker = createWorker({ pool: warehouse.pool, config: sources[0]!.config, logger }, { sources });
-  const stopped = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
   try {
     await worker.start();
-    await stopped;
+    // Held until the signal, also while the worker holds no lock session and so runs nothing.
+    await untilAborted(ctx.signal);
     return EXIT.ok;
   } finally {
     await worker.stop();

@@ -74,7 +74,7 @@ export async function overlappingRuns(db: pg.Pool): Promise<Array<{ source: stri
 }
 
 /** What the test's own connections call themselves, so that counting the others leaves them out. */
-const WATCHER = 'pitwall-test-watcher';
+export const WATCHER = 'pitwall-test-watcher';
 
 /**
  * A pool for the test's own queries while pitwall processes run, named so that
