@@ -11,7 +11,7 @@ import { runRebuild, type RebuildDeps } from '../src/sync/rebuild.js';
 import { runSync, type RunSummary } from '../src/sync/run.js';
 
 import type { SimulatorProcess } from './lib/child.js';
-import { cpuSplit, type CpuSplit } from './lib/cpu.js';
+import { cpuSplit, postmasterPid, type CpuSplit } from './lib/cpu.js';
 import { minimumRequests } from './lib/min-requests.js';
 import { BENCH_SEED } from './lib/result-rows.js';
 import { openSyncSetup } from './lib/sync-setup.js';
@@ -134,8 +134,8 @@ async function bareFetch(sim: SimulatorProcess, paths: string[], concurrency: nu
 }
 
 /** A rebuild of the warehouse the syncs left (see RebuildFigures). */
-async function rebuildOnce(pool: pg.Pool, config: RebuildDeps['config'], simulatorPid: number): Promise<RebuildFigures> {
-  const cpu = cpuSplit(simulatorPid);
+async function rebuildOnce(pool: pg.Pool, config: RebuildDeps['config'], simulatorPid: number, postmaster: number | null): Promise<RebuildFigures> {
+  const cpu = cpuSplit(simulatorPid, postmaster);
   const started = performance.now();
   const summary = await runRebuild({ pool, config, logger: createSilentLogger() });
   const wallMs = Math.round(performance.now() - started);
@@ -168,8 +168,9 @@ export async function benchEndToEnd(
   const minimum = minimumRequests(createWorld({ seed: BENCH_SEED, scale: opts.scale }).truth());
   const { sim, pool, config, close } = await openSyncSetup(server, 'e2e', opts);
   try {
+    const postmaster = await postmasterPid(pool);
     const sync = async () => {
-      const cpu = cpuSplit(sim.pid);
+      const cpu = cpuSplit(sim.pid, postmaster);
       const started = performance.now();
       const summary = await runSync({ pool, config, logger: createSilentLogger() });
       const wallMs = Math.round(performance.now() - started);
@@ -184,7 +185,7 @@ export async function benchEndToEnd(
     const first = await sync();
     const second = await sync();
     const bareFetchWallMs = await bareFetch(sim, Object.keys(second.log.byPath), opts.concurrency);
-    const rebuild = await rebuildOnce(pool, config, sim.pid);
+    const rebuild = await rebuildOnce(pool, config, sim.pid, postmaster);
     return {
       e2e: {
         scale: opts.scale,

@@ -4,15 +4,10 @@ import type pg from 'pg';
 
 /** Milliseconds of CPU (user + system) a process has used, or null when /proc does not show it. */
 export function processCpuMs(pid: number): number | null {
-  try {
-    // Fields after the command name: state is field 3; utime and stime are fields 14 and 15.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Linux reports them in clock ticks, 100 per second on every platform Node runs on.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
+  // utime and stime (fields 14 and 15 of the line), in clock ticks: 100 per second on every
+  // platform Node runs on.
+  const fields = statFields(pid);
+  return fields === null ? null : (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** The pid of the server process behind a connection, when that server runs on this machine. */
@@ -48,26 +43,46 @@ export async function measure<T>(serverPid: number | null, fn: () => Promise<T>)
   };
 }
 
+/** A process's fields after its command name in /proc/<pid>/stat (state is [0], ppid [1]), or null. */
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Milliseconds of CPU used so far by every PostgreSQL process on this machine (backends,
- * WAL writer, checkpointer, autovacuum), or null when there is none to read (a remote server).
+ * The postmaster of the server behind `pool`, when that server runs on this machine: the parent
+ * of the connection's backend.
  */
-export function postgresCpuMs(): number | null {
-  let total = 0;
-  let found = false;
+export async function postmasterPid(pool: pg.Pool): Promise<number | null> {
+  const backend = await backendPid(pool);
+  const ppid = backend === null ? NaN : Number(statFields(backend)?.[1]);
+  return Number.isInteger(ppid) && ppid > 1 ? ppid : null;
+}
+
+/**
+ * Milliseconds of CPU used so far by one PostgreSQL server on this machine: its postmaster, every
+ * child it runs now (backends, WAL writer, checkpointer, autovacuum), and every child it has
+ * reaped (the postmaster's cutime and cstime), so the figure only grows while backends come and
+ * go. Other servers on the machine (a test suite's, an embedded warehouse) are not counted. Null
+ * when the postmaster is gone or not readable.
+ */
+export function postgresCpuMs(postmaster: number): number | null {
+  // Children first: one reaped between the two reads is counted twice, never not at all.
+  let children = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
-    } catch {
-      continue; // Gone since the listing.
-    }
-    const ms = processCpuMs(Number(entry));
-    if (ms === null) continue;
-    total += ms;
-    found = true;
+    const fields = statFields(Number(entry));
+    if (fields === null || Number(fields[1]) !== postmaster) continue;
+    children += Number(fields[11]) + Number(fields[12]);
   }
-  return found ? total : null;
+  const own = statFields(postmaster);
+  if (own === null) return null;
+  // Clock ticks, 100 per second (see processCpuMs): utime, stime, cutime, cstime.
+  return (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]) + children) * 10;
 }
 
 /** CPU time of the three parties to a sync, over one step. */
@@ -77,15 +92,18 @@ export interface CpuSplit {
   postgres: number | null;
 }
 
-/** Starts counting the CPU of this process, the simulator process and the local PostgreSQL. */
-export function cpuSplit(simulatorPid: number): () => CpuSplit {
+/**
+ * Starts counting the CPU of this process, the simulator process and the PostgreSQL server whose
+ * postmaster is `postmaster` (null: a server on another machine, not counted).
+ */
+export function cpuSplit(simulatorPid: number, postmaster: number | null): () => CpuSplit {
   const own0 = process.cpuUsage();
   const sim0 = processCpuMs(simulatorPid);
-  const pg0 = postgresCpuMs();
+  const pg0 = postmaster === null ? null : postgresCpuMs(postmaster);
   return () => {
     const own = process.cpuUsage(own0);
     const sim1 = processCpuMs(simulatorPid);
-    const pg1 = postgresCpuMs();
+    const pg1 = postmaster === null ? null : postgresCpuMs(postmaster);
     return {
       pitwall: Math.round((own.user + own.system) / 1000),
       simulator: sim0 === null || sim1 === null ? null : sim1 - sim0,
