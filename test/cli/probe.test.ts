@@ -236,7 +236,7 @@ describe('pitwall probe beside the embedded warehouse', () => {
     const dir = tempDir();
     const env = { ...envFor(sim.url, sim.key), PITWALL_DATA_DIR: dir, PITWALL_MAX_RPS: '50', PITWALL_GLOBAL_MAX_RPS: '0' };
     // A migrated warehouse whose server is down (the last command to leave it stopped it).
-    expect((await runCli(['migrate'], env, 120_000)).code).toBe(0);
+    expect((await runCli(['migrate'], env)).code).toBe(0);
     const pidFile = join(currentClusterData(dir), 'postmaster.pid');
     expect(existsSync(pidFile)).toBe(false);
     const alone = await runCli(['probe', '--json', '--log-level', 'debug'], env);

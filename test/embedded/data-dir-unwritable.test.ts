@@ -73,7 +73,7 @@ describe('a PITWALL_DATA_DIR pitwall cannot write', () => {
   it('where the file system makes no directory (/proc): one line, where mkdir -p would spin for ever', async () => {
     expect(existsSync('/proc/self')).toBe(true);
     const dir = '/proc/pitwall-no-such/warehouse';
-    const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir }, 30_000);
+    const r = await runCli(['sql', 'SELECT 1'], { PITWALL_DATA_DIR: dir });
     expect(r.signal).toBeNull();
     expect(r.code).toBe(EXIT.usage);
     expect(stderrLines(r.stderr)).toEqual(oneLine(dir, 'no directory can be made there (ENOENT)'));

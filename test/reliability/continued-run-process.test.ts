@@ -39,7 +39,7 @@ describe.each(['SIGTERM', 'SIGKILL'] as const)('a pitwall sync stopped by %s', (
     if (signal === 'SIGTERM' && share === 1 && stopped.code === 0) {
       // Every request was sent: the drain may find the walk ended, and the run succeeds. Nothing
       // is left to continue, and the next run starts afresh.
-      const next = JSON.parse((await runCli(['sync', '--json'], env, 120_000)).stdout) as { status: string; continues?: unknown };
+      const next = JSON.parse((await runCli(['sync', '--json'], env)).stdout) as { status: string; continues?: unknown };
       expect(next).toMatchObject({ status: 'succeeded' });
       expect(next.continues).toBeUndefined();
       return;
@@ -53,7 +53,7 @@ describe.each(['SIGTERM', 'SIGKILL'] as const)('a pitwall sync stopped by %s', (
     expect(status).toBe(signal === 'SIGKILL' ? 'running' : 'interrupted');
     const finished = (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pitwall.sync_state WHERE last_run_id = $1', [firstRun])).rows[0]!.n;
 
-    const second = await runCli(['sync', '--json'], env, 120_000);
+    const second = await runCli(['sync', '--json'], env);
     expect(second.code, second.stderr.slice(0, 500)).toBe(0);
     const summary = JSON.parse(second.stdout) as { status: string; requests: number; continues?: { runId: number }; scopes: { carried: number } };
     expect(summary).toMatchObject({ status: 'succeeded', continues: { runId: firstRun } });

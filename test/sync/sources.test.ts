@@ -23,7 +23,7 @@ describe('several sources into one warehouse (PITWALL_SOURCES)', () => {
   const env = () => sourcesEnv({ simUrl: sim.url, dbUrl: db.url }, sim.sites.map((s) => s.key));
 
   it('loads each source to equal its own site, value by value, with shared entities once per source', async () => {
-    const r = await runCli(['sync', '--json'], env(), 120_000);
+    const r = await runCli(['sync', '--json'], env());
     expect(r.stderr).toBe('');
     expect(r.code).toBe(EXIT.ok);
     const report = JSON.parse(r.stdout) as { sources: Record<string, { status: string }> };
@@ -51,7 +51,7 @@ describe('several sources into one warehouse (PITWALL_SOURCES)', () => {
     const event = (await fetchTruth(sim.url, sim.sites[0]?.key)).events[0] as { event_id: number };
     sim.sites[0]?.world.cancelEvent(event.event_id);
     const before = await db.pool.query(`SELECT source, count(*)::int AS n FROM mrp.results WHERE _deleted_at IS NULL GROUP BY source ORDER BY source`);
-    const r = await runCli(['sync', '--source', 'track-a'], env(), 120_000);
+    const r = await runCli(['sync', '--source', 'track-a'], env());
     expect(r.code).toBe(EXIT.ok);
     expect(r.stdout).toMatch(/^run \d+ \(full\): succeeded/);
     const runs = await db.pool.query<{ source: string; n: number }>(`SELECT source, count(*)::int AS n FROM pitwall.sync_runs GROUP BY source ORDER BY source`);
@@ -74,7 +74,7 @@ describe('several sources into one warehouse (PITWALL_SOURCES)', () => {
     const revoked = sim.sites[1]?.key as string;
     sim.revokeKey(revoked);
     try {
-      const r = await runCli(['sync'], env(), 120_000);
+      const r = await runCli(['sync'], env());
       expect(r.code).toBe(EXIT.keyRefused);
       expect(r.stderr).toContain(KEY_REFUSED_MESSAGE);
       expect(r.stderr).not.toContain(revoked);

@@ -48,7 +48,7 @@ describe('a running run seen from outside the worker', () => {
       expect(page.running[0]!.scopes_total).toBeGreaterThanOrEqual(page.running[0]!.scopes_done);
       expect(page.next_runs.full).toMatch(/-01-01T00:00:00\.000Z$/);
 
-      const status = await runCli(['status', '--json'], env, 60_000);
+      const status = await runCli(['status', '--json'], env);
       expect(status.code).toBe(0);
       const report = JSON.parse(status.stdout) as StatusReport;
       expect(report.running).toEqual([expect.objectContaining({ job: 'full', trigger: 'catch-up' })]);

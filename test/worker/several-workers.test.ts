@@ -96,7 +96,7 @@ describe('three worker processes on one database, three sources, an empty wareho
     try {
       await waitForCount(watcher, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE source = 'track-a' AND job = 'full' AND requests > 0`, 1);
       manualRunning = true;
-      manual = await runCli(['sync', '--job', 'live', '--source', 'track-a'], env, 120_000);
+      manual = await runCli(['sync', '--job', 'live', '--source', 'track-a'], env);
       manualRunning = false;
       await waitForCount(watcher, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 3);
       // A worker gives up its idle sources above its share at its next beat, the others take them at theirs.
