@@ -30,6 +30,12 @@ export const IDLE_IN_TRANSACTION_MS = 60_000;
 const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 
 /**
+ * A server's restart or failover ends every idle connection of a pool at once: one warning in
+ * this window says so, the other losses in it are the same news and go to debug.
+ */
+export const IDLE_LOSS_QUIET_MS = 10_000;
+
+/**
  * What createPool keeps per pool: its transaction deadline, and every client it made whose socket
  * is still open. pg-pool forgets a client as soon as it asks it to end (an idle timeout, the pool's
  * own end), but pg's end() only half-closes the socket and waits for the server's goodbye: on a
@@ -82,8 +88,13 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
   });
   const open = new Set<pg.ClientBase>();
   made.set(pool, { deadlineMs, open });
+  let warnedAt = -Infinity;
   pool.on('error', (err) => {
-    options.logger?.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'idle database connection failed');
+    const fields = { error: err.message, code: (err as { code?: string }).code };
+    if (performance.now() - warnedAt > IDLE_LOSS_QUIET_MS) {
+      warnedAt = performance.now();
+      options.logger?.warn(fields, 'idle database connection failed');
+    } else options.logger?.debug(fields, 'idle database connection failed');
   });
   pool.on('connect', (client) => {
     open.add(client);

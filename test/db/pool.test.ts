@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 
 import { createPool, endPool } from '../../src/db/pool.js';
+import { createLogger } from '../../src/log.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { useDatabase } from '../helpers/fixture.js';
 
@@ -57,5 +58,23 @@ describe('a pitwall pool', () => {
     await endPool(pool, 200);
     expect({ busy: socketGone(busy), idle: socketGone(idle) }).toEqual({ busy: true, idle: true });
     busy.release();
+  });
+
+  it('says once that its idle connections were ended, as a server restart ends them all at once, and each loss at debug', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', destination: { write: (l: string) => void lines.push(l) } });
+    const pool = createPool(db.url, { max: 3, logger, applicationName: 'pitwall-idle-loss' });
+    onTestFinished(() => endPool(pool));
+    const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
+    for (const c of clients) c.release();
+    await db.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'pitwall-idle-loss'`);
+    // Each idle client's loss is an 'error' event on the pool, which then drops the client.
+    while (pool.totalCount > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const losses = lines.map((l) => JSON.parse(l) as { level: number; msg: string; code?: string }).filter((l) => l.msg === 'idle database connection failed');
+    expect(losses.map((l) => ({ level: l.level, code: l.code }))).toEqual([
+      { level: 40, code: '57P01' },
+      { level: 20, code: '57P01' },
+      { level: 20, code: '57P01' },
+    ]);
   });
 });
