@@ -11,7 +11,7 @@ import { runRebuild, type RebuildDeps } from '../src/sync/rebuild.js';
 import { runSync, type RunSummary } from '../src/sync/run.js';
 
 import type { SimulatorProcess } from './lib/child.js';
-import { cpuSplit, postmasterPid, type CpuSplit } from './lib/cpu.js';
+import { cpuSplit, type CpuSplit } from './lib/cpu.js';
 import { minimumRequests } from './lib/min-requests.js';
 import { BENCH_SEED } from './lib/result-rows.js';
 import { openSyncSetup } from './lib/sync-setup.js';
@@ -134,12 +134,12 @@ async function bareFetch(sim: SimulatorProcess, paths: string[], concurrency: nu
 }
 
 /** A rebuild of the warehouse the syncs left (see RebuildFigures). */
-async function rebuildOnce(pool: pg.Pool, config: RebuildDeps['config'], simulatorPid: number, postmaster: number | null): Promise<RebuildFigures> {
-  const cpu = cpuSplit(simulatorPid, postmaster);
+async function rebuildOnce(pool: pg.Pool, config: RebuildDeps['config'], simulatorPid: number): Promise<RebuildFigures> {
+  const cpu = await cpuSplit(simulatorPid, pool);
   const started = performance.now();
   const summary = await runRebuild({ pool, config, logger: createSilentLogger() });
   const wallMs = Math.round(performance.now() - started);
-  const { pitwall, postgres } = cpu();
+  const { pitwall, postgres } = await cpu();
   if (summary.status !== 'succeeded') throw new Error(`the benchmark's rebuild ${summary.status}: ${summary.error ?? 'no error recorded'}`);
   const rows = Object.values(summary.tables).reduce((n, c) => n + (c ? c.inserted + c.updated + c.unchanged : 0), 0);
   const per100k = (ms: number | null) => (ms === null || rows === 0 ? null : Math.round((ms * 100_000) / rows));
@@ -168,13 +168,12 @@ export async function benchEndToEnd(
   const minimum = minimumRequests(createWorld({ seed: BENCH_SEED, scale: opts.scale }).truth());
   const { sim, pool, config, close } = await openSyncSetup(server, 'e2e', opts);
   try {
-    const postmaster = await postmasterPid(pool);
     const sync = async () => {
-      const cpu = cpuSplit(sim.pid, postmaster);
+      const cpu = await cpuSplit(sim.pid, pool);
       const started = performance.now();
       const summary = await runSync({ pool, config, logger: createSilentLogger() });
       const wallMs = Math.round(performance.now() - started);
-      const cpuMs = cpu();
+      const cpuMs = await cpu();
       // A sync that did not finish measured something else: the bench fails rather than report it.
       if (summary.status !== 'succeeded') throw new Error(`the benchmark's sync ${summary.status}: ${summary.error ?? 'no error recorded'}`);
       const log = await simulatorRequests(sim, true);
@@ -185,7 +184,7 @@ export async function benchEndToEnd(
     const first = await sync();
     const second = await sync();
     const bareFetchWallMs = await bareFetch(sim, Object.keys(second.log.byPath), opts.concurrency);
-    const rebuild = await rebuildOnce(pool, config, sim.pid, postmaster);
+    const rebuild = await rebuildOnce(pool, config, sim.pid);
     return {
       e2e: {
         scale: opts.scale,

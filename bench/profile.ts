@@ -15,7 +15,7 @@ import { createSilentLogger } from '../src/log.js';
 import type { Scale } from '../src/simulator/world/types.js';
 import { runSync } from '../src/sync/run.js';
 
-import { cpuSplit, postmasterPid } from './lib/cpu.js';
+import { cpuSplit } from './lib/cpu.js';
 import { serverUrl } from './lib/database.js';
 import { E2E_CONCURRENCY, E2E_LATENCY_MS, openSyncSetup } from './lib/sync-setup.js';
 
@@ -26,13 +26,13 @@ const { db, sim, pool, config, close } = await openSyncSetup(serverUrl(process.e
   concurrency: E2E_CONCURRENCY,
 });
 try {
-  const cpu = cpuSplit(sim.pid, await postmasterPid(pool));
+  const cpu = await cpuSplit(sim.pid, pool);
   const window = [process.hrtime.bigint()];
   const started = performance.now();
   const summary = await runSync({ pool, config, logger: createSilentLogger() });
   const wallMs = Math.round(performance.now() - started);
   window.push(process.hrtime.bigint());
-  const cpuMs = cpu();
+  const cpuMs = await cpu();
   process.stdout.write(`${JSON.stringify({ status: summary.status, requests: summary.requests, wallMs, cpuMs, monotonicWindowNs: window.map(String) })}\n`);
   await printStatements(db.pool, Number(values.statements));
 } finally {

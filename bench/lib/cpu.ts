@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 import type pg from 'pg';
 
@@ -54,35 +54,20 @@ function statFields(pid: number): string[] | null {
 }
 
 /**
- * The postmaster of the server behind `pool`, when that server runs on this machine: the parent
- * of the connection's backend.
+ * CPU used so far by each backend serving `pool`'s database, by pid; null when the server is not
+ * on this machine. Only that database's: the server may serve others meanwhile (a test suite on
+ * the same server), and its background processes (WAL writer, checkpointer, autovacuum) serve
+ * every database alike, so neither is the sync's.
  */
-export async function postmasterPid(pool: pg.Pool): Promise<number | null> {
-  const backend = await backendPid(pool);
-  const ppid = backend === null ? NaN : Number(statFields(backend)?.[1]);
-  return Number.isInteger(ppid) && ppid > 1 ? ppid : null;
-}
-
-/**
- * Milliseconds of CPU used so far by one PostgreSQL server on this machine: its postmaster, every
- * child it runs now (backends, WAL writer, checkpointer, autovacuum), and every child it has
- * reaped (the postmaster's cutime and cstime), so the figure only grows while backends come and
- * go. Other servers on the machine (a test suite's, an embedded warehouse) are not counted. Null
- * when the postmaster is gone or not readable.
- */
-export function postgresCpuMs(postmaster: number): number | null {
-  // Children first: one reaped between the two reads is counted twice, never not at all.
-  let children = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const fields = statFields(Number(entry));
-    if (fields === null || Number(fields[1]) !== postmaster) continue;
-    children += Number(fields[11]) + Number(fields[12]);
+async function databaseBackendsCpu(pool: pg.Pool): Promise<Map<number, number> | null> {
+  const { rows } = await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`);
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    const ms = processCpuMs(pid);
+    if (ms !== null) cpu.set(pid, ms);
   }
-  const own = statFields(postmaster);
-  if (own === null) return null;
-  // Clock ticks, 100 per second (see processCpuMs): utime, stime, cutime, cstime.
-  return (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]) + children) * 10;
+  // This query's own backend is among them: none readable means the server is elsewhere.
+  return cpu.size > 0 ? cpu : null;
 }
 
 /** CPU time of the three parties to a sync, over one step. */
@@ -93,21 +78,28 @@ export interface CpuSplit {
 }
 
 /**
- * Starts counting the CPU of this process, the simulator process and the PostgreSQL server whose
- * postmaster is `postmaster` (null: a server on another machine, not counted).
+ * Starts counting the CPU of this process, the simulator process and the backends serving
+ * `pool`'s database; the function it returns reads the three over the step. A backend that ends
+ * during the step takes its part with it: the figure may fall short, never go below zero, and
+ * the syncs keep their pool's connections throughout.
  */
-export function cpuSplit(simulatorPid: number, postmaster: number | null): () => CpuSplit {
+export async function cpuSplit(simulatorPid: number, pool: pg.Pool): Promise<() => Promise<CpuSplit>> {
+  const pg0 = await databaseBackendsCpu(pool);
   const own0 = process.cpuUsage();
   const sim0 = processCpuMs(simulatorPid);
-  const pg0 = postmaster === null ? null : postgresCpuMs(postmaster);
-  return () => {
+  return async () => {
     const own = process.cpuUsage(own0);
     const sim1 = processCpuMs(simulatorPid);
-    const pg1 = postmaster === null ? null : postgresCpuMs(postmaster);
+    const pg1 = await databaseBackendsCpu(pool);
+    let postgres: number | null = null;
+    if (pg0 !== null && pg1 !== null) {
+      postgres = 0;
+      for (const [pid, ms] of pg1) postgres += ms - (pg0.get(pid) ?? 0);
+    }
     return {
       pitwall: Math.round((own.user + own.system) / 1000),
       simulator: sim0 === null || sim1 === null ? null : sim1 - sim0,
-      postgres: pg0 === null || pg1 === null ? null : pg1 - pg0,
+      postgres,
     };
   };
 }
