@@ -18,7 +18,8 @@ import { seeded, until } from './helpers/process.js';
  * kill -9 of a real `pitwall sync` on the embedded warehouse, at seeded moments: some while the
  * process starts the server (stopped beforehand, so it has to), the rest while requests are in
  * flight and responses load. The server outlives the killed process; the next run joins it, or
- * starts it, and recovers. Then one run is let finish: the warehouse must equal the truth.
+ * starts it, and recovers. Then one run is let finish, which continues the killed ones, and one
+ * more, which starts afresh: the warehouse must equal the truth.
  */
 
 const KILLS = 10;
@@ -76,6 +77,12 @@ describe('a sync on the embedded warehouse killed with SIGKILL at seeded moments
     }
     expect(final.code, final.stderr.slice(0, 800)).toBe(0);
     expect(JSON.parse(final.stdout).status).toBe('succeeded');
+    // It continued the killed runs: the scopes the parts before it finished hold the upstream as
+    // those parts saw it, before the renames since (as one long run would). The run after it
+    // starts afresh and asks for all.
+    const fresh = await runCli(['sync', '--json'], env);
+    expect(fresh.code, fresh.stderr.slice(0, 800)).toBe(0);
+    expect(JSON.parse(fresh.stdout)).toMatchObject({ status: 'succeeded', scopes: { carried: 0 } });
 
     const warehouse = await openWarehouse(loadConfig({ PITWALL_DATA_DIR: dir }), createSilentLogger(), { purpose: 'test' });
     try {
