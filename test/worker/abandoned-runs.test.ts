@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { DEFAULT_SOURCE } from '../../src/db/schema/columns.js';
 import { createSilentLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { createWorker } from '../../src/worker/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
-import { workerConfig } from './helpers.js';
+import { untilOwned, workerConfig } from './helpers.js';
+import { waitForCount } from './process.js';
 
 describe('worker start-up', () => {
   let db: TestDatabase;
@@ -30,11 +32,15 @@ describe('worker start-up', () => {
     const worker = createWorker({ pool: db.pool, config: workerConfig(db, sim), logger: createSilentLogger() });
     try {
       await worker.start();
+      // The dead runs are closed as the source is taken (by start()'s first beat, or the next one
+      // when the database stalled through the first).
+      await untilOwned(worker, [DEFAULT_SOURCE]);
+      await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE status <> 'running'`, 2);
       const { rows } = await db.pool.query(
         `SELECT job, status, finished_at = heartbeat_at AS at_heartbeat, requests, rows_inserted, scopes_done, error
            FROM pitwall.sync_runs ORDER BY job`,
       );
-      expect(rows.map((r) => [r.job, r.status])).toEqual([
+      expect(rows.map((r) => [r.job, r.status]), JSON.stringify(rows)).toEqual([
         ['full', 'abandoned'],
         ['live', 'abandoned'],
         ['season', 'running'],

@@ -24,3 +24,12 @@ export const simulatorClock = (sim: RunningSimulator) => (): Date => new Date(`$
 export function requestedPaths(sim: RunningSimulator): string[] {
   return Object.entries(sim.requests().byPath).flatMap(([path, n]) => Array.from({ length: n }, () => path)).sort();
 }
+
+/**
+ * Settles once `worker` owns every source in `names`. start() returns after the first beat's
+ * take, which a database that answers nothing for the lease's length (a stall of the server's
+ * disk on a busy machine) leaves to the next beat: the ownership is waited for, not assumed.
+ */
+export async function untilOwned(worker: { owned(): string[] }, names: readonly string[]): Promise<void> {
+  while (!names.every((n) => worker.owned().includes(n))) await new Promise((resolve) => setTimeout(resolve, 50));
+}

@@ -6,7 +6,7 @@ import type { Source } from '../../src/sources.js';
 import { createWorker } from '../../src/worker/worker.js';
 import { useWarehouse } from '../helpers/fixture.js';
 
-import { simulatorClock, workerConfig } from './helpers.js';
+import { simulatorClock, untilOwned, workerConfig } from './helpers.js';
 
 const NAMES = ['track-a', 'track-b'];
 
@@ -25,10 +25,12 @@ describe('a worker of two sources', () => {
     const worker = createWorker({ pool: db.pool, config: sources[0]!.config, logger: createSilentLogger(), now: simulatorClock(sim) }, { sources });
     stops.push(() => worker.stop());
     await worker.start();
+    await untilOwned(worker, NAMES);
     // The second source's key refused: its run fails, and it has no last success to show.
     sim.revokeKey(sim.sites[1]!.key);
-    expect((await worker.runJob('full', 'manual', 'track-a')).status).toBe('succeeded');
-    expect((await worker.runJob('live', 'manual', 'track-b')).status).toBe('failed');
+    // Whole summaries, so that a run that ends otherwise says why.
+    expect(await worker.runJob('full', 'manual', 'track-a')).toMatchObject({ status: 'succeeded' });
+    expect(await worker.runJob('live', 'manual', 'track-b')).toMatchObject({ status: 'failed' });
 
     const page = JSON.parse(await (await fetch(`${worker.url}/status.json`)).text()) as StatusPageData;
     expect(page.sources.map((s) => s.source)).toEqual(NAMES);
