@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { RESUME_BOUND_MS } from '../../bench/continued-restart.js';
 import { minimumRequests } from '../../bench/lib/min-requests.js';
 import { BEAT_MS } from '../../src/coordination/lease.js';
 import { restartEmbeddedServer } from '../../src/embedded/server.js';
@@ -16,9 +17,6 @@ import { CLEAN_EXIT, dbNow, logLines, NO_SCHEDULES, overlappingRuns, ownersNow, 
  * size (those in flight, the roots asked again), and a busy machine's cut cost 12 of its 11.
  */
 const SITES = ['track-a', 'track-b'];
-
-/** How soon after the server answers again the runs it cut off must be going again (issue's bound, not a guess at this machine's speed). */
-const RESUME_BOUND_MS = 30_000;
 
 /**
  * PostgreSQL restarted (fast: every session ended) under two workers whose start-up fulls are
