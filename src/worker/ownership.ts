@@ -7,6 +7,7 @@ import { sourceLockId, asObjid, OWNER_NAMESPACE, PRESENCE_NAMESPACE, WORKER_PRES
 import { globalShareOf, LOCK_PICTURE_PARAMS, LOCK_PICTURE_SQL, lockPicture, sourceShareOf, type LockPicture } from '../coordination/lock-picture.js';
 import { LockSession } from '../coordination/lock-session.js';
 import type { PaceShares } from '../coordination/pace.js';
+import { takeSources } from '../coordination/take-sources.js';
 import type { Logger } from '../log.js';
 import type { HeartbeatGroup } from '../sync/heartbeat.js';
 
@@ -155,14 +156,8 @@ export class Ownership {
   }
 
   private async take(session: LockSession, room: number): Promise<void> {
-    const free = this.options.sources.filter((s) => !this.mine.has(s) && !this.picture.owned.has(asObjid(sourceLockId(s)))).slice(0, room);
-    if (free.length === 0) return;
-    const rows = await session.query<{ id: number; ok: boolean }>(
-      'SELECT id, pg_try_advisory_lock($1, id) AS ok FROM unnest($2::int[]) AS id',
-      [OWNER_NAMESPACE, free.map(sourceLockId)],
-    );
-    const taken = new Set(rows.filter((r) => r.ok).map((r) => r.id));
-    const gained = free.filter((s) => taken.has(sourceLockId(s)));
+    const free = this.options.sources.filter((s) => !this.mine.has(s) && !this.picture.owned.has(asObjid(sourceLockId(s))));
+    const gained = await takeSources(session, free, room);
     if (gained.length === 0 || this.stopped) return;
     await this.holdWhileOthersRun(session, gained);
     for (const source of gained) this.mine.add(source);
