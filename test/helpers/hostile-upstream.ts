@@ -52,6 +52,11 @@ export interface HostileUpstream {
   setHostile(on: boolean): void;
   /** Answers every request this way (an upstream down, say), or, with null, each as `scopes` says. */
   setAll(kind: Hostility | null): void;
+  /**
+   * Holds every request from now until the returned function is called, then answers each as it
+   * would have: a test's event, where a slow upstream would only make a run likely to last.
+   */
+  hold(): () => void;
   close(): Promise<void>;
 }
 
@@ -153,10 +158,12 @@ export async function startHostileUpstream(simUrl: string, scopes: ReadonlyMap<s
   const hits = new Map<string, number>();
   let on = true;
   let all: Hostility | null = null;
+  let held: Promise<void> | undefined;
   const server = createServer((req, res) => {
     const target = new URL(req.url ?? '/', base);
     const kind = all ?? (on ? scopes.get(scopeOf(target)) : undefined);
     void (async () => {
+      await held;
       if (kind) {
         hits.set(scopeOf(target), (hits.get(scopeOf(target)) ?? 0) + 1);
         return hostile(kind, res, async () => readAll(await forward(target, req)), trickleMs, target);
@@ -175,6 +182,14 @@ export async function startHostileUpstream(simUrl: string, scopes: ReadonlyMap<s
     hits,
     setHostile: (value) => void (on = value),
     setAll: (kind) => void (all = kind),
+    hold: () => {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = undefined;
+        release();
+      };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
