@@ -1,12 +1,11 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { runCli, startCli } from '../helpers/cli.js';
 import { useWarehouse } from '../helpers/fixture.js';
-import { startHostileUpstream } from '../helpers/hostile-upstream.js';
 import { usePgBouncer } from '../helpers/pgbouncer.js';
 import { diffAgainstTruth } from '../helpers/warehouse.js';
 
-import { CLEAN_EXIT, NO_SCHEDULES, stopAll, waitForCount } from './process.js';
+import { CLEAN_EXIT, heldUpstream, NEVER_TIMES_OUT, NO_SCHEDULES, stopAll, waitForCount } from './process.js';
 
 const PASSWORD = 'hunter2-pooler-secret';
 const withPassword = (url: string) => Object.assign(new URL(url), { password: PASSWORD }).toString();
@@ -41,20 +40,18 @@ describe('pitwall through a real PgBouncer', () => {
   it('works through session pooling: a worker syncs, a manual sync of its job is skipped (its locks on PostgreSQL itself), the warehouse equals the truth', async () => {
     // The worker's requests are held until the manual sync has been refused: its full is running
     // the whole time, however long the manual sync takes to start (no held attempt times out).
-    const gate = await startHostileUpstream(sim.url, new Map());
-    onTestFinished(() => gate.close());
-    const release = gate.hold();
+    const gate = await heldUpstream(sim.url);
     const env = { ...upstream(), MRP_API_BASE_URL: gate.url, DATABASE_URL: session.through(db.url) };
-    const worker = startCli(['worker'], { ...env, ...NO_SCHEDULES, PITWALL_REQUEST_TIMEOUT_MS: '600000' });
+    const worker = startCli(['worker'], { ...env, ...NO_SCHEDULES, ...NEVER_TIMES_OUT });
     try {
       await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'running'`, 1);
       // Its job lock, taken through the pooler, holds against another process's, taken on a
       // lock session that goes to PostgreSQL itself.
       expect((await runCli(['sync', '--job', 'full'], { ...env, MRP_API_BASE_URL: sim.url, PITWALL_LOCK_DATABASE_URL: db.url })).code).toBe(3);
-      release();
+      gate.release();
       await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 1);
     } finally {
-      release();
+      gate.release();
       expect(await stopAll([worker])).toEqual([CLEAN_EXIT]);
     }
     expect(await diffAgainstTruth(db.pool, sim.url)).toEqual({});

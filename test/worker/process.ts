@@ -1,10 +1,12 @@
 import type pg from 'pg';
+import { onTestFinished } from 'vitest';
 
 import { OWNER_NAMESPACE } from '../../src/coordination/lock-ids.js';
 import { createPool } from '../../src/db/pool.js';
 import type { RunningCli } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/db.js';
 import { useResource } from '../helpers/fixture.js';
+import { startHostileUpstream } from '../helpers/hostile-upstream.js';
 
 /**
  * Polls `sql` (a single number `n`) until it reaches `atLeast`; real time, since a real process is
@@ -27,6 +29,19 @@ const NEVER = '0 0 1 1 *';
 export const NO_SCHEDULES = { PITWALL_CRON_LIVE: NEVER, PITWALL_CRON_SEASON: NEVER, PITWALL_CRON_FULL: NEVER };
 
 export const CLEAN_EXIT = { code: 0, stderr: '' };
+
+/** An attempt timeout beyond the suite's hang guards: a request a test holds never times out. */
+export const NEVER_TIMES_OUT = { PITWALL_REQUEST_TIMEOUT_MS: '600000' };
+
+/**
+ * The simulator behind a front that holds every request until `release()` (closed with the test):
+ * a test's event for "this run is still going", where latency would only make it likely.
+ */
+export async function heldUpstream(simUrl: string): Promise<{ url: string; release: () => void }> {
+  const front = await startHostileUpstream(simUrl, new Map());
+  onTestFinished(() => front.close());
+  return { url: front.url, release: front.hold() };
+}
 
 /** Stops the processes with SIGTERM: each one's exit code, and its stderr's end when that is not 0. */
 export async function stopAll(processes: readonly RunningCli[]): Promise<Array<{ code: number | null; stderr: string }>> {
