@@ -5,6 +5,7 @@ import { createPool, endPool } from '../../src/db/pool.js';
 import { createLogger } from '../../src/log.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { useDatabase } from '../helpers/fixture.js';
+import { terminateBackends } from '../helpers/terminate-backends.js';
 
 /** Whether a pg client's socket is gone (destroyed, so it holds no process open). */
 const socketGone = (client: pg.PoolClient) => (client as unknown as { connection: { stream: { destroyed: boolean } } }).connection.stream.destroyed;
@@ -67,7 +68,7 @@ describe('a pitwall pool', () => {
     onTestFinished(() => endPool(pool));
     const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
     for (const c of clients) c.release();
-    await db.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'pitwall-idle-loss'`);
+    await terminateBackends(db.pool, 'application_name = $1', ['pitwall-idle-loss']);
     // Each idle client's loss is an 'error' event on the pool, which then drops the client.
     while (pool.totalCount > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     const losses = lines.map((l) => JSON.parse(l) as { level: number; msg: string; code?: string }).filter((l) => l.msg === 'idle database connection failed');

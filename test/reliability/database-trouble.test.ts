@@ -5,6 +5,7 @@ import { createPool } from '../../src/db/pool.js';
 import type { RunSummary } from '../../src/sync/run.js';
 import { useWarehouse } from '../helpers/fixture.js';
 import { syncOnce } from '../helpers/sync.js';
+import { terminateBackends } from '../helpers/terminate-backends.js';
 import { diffAgainstTruth, fetchTruth } from '../helpers/warehouse.js';
 
 import { captureVersions, halfWrittenScopes, type Versions } from './helpers/scope-versions.js';
@@ -32,23 +33,11 @@ afterAll(async () => {
 });
 
 /** Terminates every other backend of the test database; returns how many it hit. */
-async function terminateAll(): Promise<number> {
-  const { rows } = await admin.query<{ n: number }>(
-    `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-  );
-  return rows[0]!.n;
-}
+const terminateAll = async (): Promise<number> => (await terminateBackends(admin)).length;
 
 /** Terminates the backend holding pitwall's advisory lock for the `full` job. */
-async function terminateLockHolder(): Promise<number> {
-  const { rows } = await admin.query<{ n: number }>(
-    `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_locks
-      WHERE locktype = 'advisory' AND classid = 730511 AND objid = 1 AND granted
-        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-  );
-  return rows[0]!.n;
-}
+const terminateLockHolder = async (): Promise<number> =>
+  (await terminateBackends(admin, `pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 730511 AND objid = 1 AND granted)`)).length;
 
 /** Changes the upstream, so the next run rewrites many scopes: a drop lands mid-write. */
 async function changeUpstream(round: number): Promise<void> {

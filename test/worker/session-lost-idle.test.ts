@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { startCli } from '../helpers/cli.js';
 import { useWarehouse } from '../helpers/fixture.js';
+import { terminateBackends } from '../helpers/terminate-backends.js';
 
 import { NO_SCHEDULES, ownersNow, sleep, useWatcherPool, waitForCount, WATCHER } from './process.js';
 
@@ -21,19 +22,8 @@ describe('a lone worker whose lock session is lost', () => {
     try {
       await waitForCount(watcher, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE job = 'full' AND status = 'succeeded'`, 1);
       // Every connection of the worker, as a restart of the server ends them (its pool's idle
-      // clients too, which would otherwise hold the loop). The backends are chosen first (a
-      // materialised CTE), then ended: in one WHERE the planner tests pg_terminate_backend on
-      // pg_stat_activity's rows before the join that names their database, and would end every
-      // client of the server, other test files' included.
-      const { rows } = await watcher.query<{ pid: number }>(
-        `WITH mine AS MATERIALIZED (
-           SELECT pid FROM pg_stat_activity
-            WHERE datname = current_database() AND backend_type = 'client backend' AND application_name <> $1
-         )
-         SELECT pid FROM mine WHERE pg_terminate_backend(pid)`,
-        [WATCHER],
-      );
-      const ended = rows.map((r) => r.pid);
+      // clients too, which would otherwise hold the loop).
+      const ended = await terminateBackends(watcher, 'application_name <> $1', [WATCHER]);
       expect(ended.length).toBeGreaterThan(0);
       // Gone from the server, and their locks with them, before the owners are read again: the
       // source is then held by a session the worker opened after the loss.
