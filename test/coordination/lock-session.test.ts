@@ -1,11 +1,12 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 
 import { LEASE_MS } from '../../src/coordination/lease.js';
-import { LockSession } from '../../src/coordination/lock-session.js';
 import { createPool } from '../../src/db/pool.js';
 import { tryRunLocks } from '../../src/sync/sql/job-lock.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { useDatabase } from '../helpers/fixture.js';
+import { openLockSession } from '../helpers/lock-session.js';
+import { terminateBackends } from '../helpers/terminate-backends.js';
 
 /**
  * The lock session against a real PostgreSQL: the locks it holds are the ones pg_locks shows, they
@@ -14,11 +15,7 @@ import { useDatabase } from '../helpers/fixture.js';
 describe('the lock session', () => {
   const db = useDatabase('postgres');
 
-  const open = async () => {
-    const session = await LockSession.open(db.pool, 'worker');
-    onTestFinished(() => session.close());
-    return session;
-  };
+  const open = () => openLockSession(db.pool);
   /** The sessions that hold a job lock (namespace 730511) in this test's database, by pid. */
   const jobLockHolders = async () =>
     (
@@ -62,9 +59,7 @@ describe('the lock session', () => {
     const session = await open();
     const lock = await tryRunLocks(session, 'default', ['live'], 'live');
     const [{ pid } = { pid: 0 }] = await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    const admin = createPool(db.url, { max: 1 });
-    onTestFinished(() => admin.end());
-    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    await terminateBackends(db.pool, 'pid = $1', [pid]);
     await expect.poll(() => session.lost.aborted, { timeout: 5_000 }).toBe(true);
     expect(lock!.lost.aborted).toBe(true);
     expect(() => lock!.held()).toThrow(/lost the lock session/);
@@ -79,8 +74,7 @@ describe('the lock session', () => {
     onTestFinished(() => pool.end());
     // The real lease: a shorter one could run out during the open itself on a busy machine.
     const opening = performance.now();
-    const session = await LockSession.open(pool, 'worker');
-    onTestFinished(() => session.close());
+    const session = await openLockSession(pool);
     expect(session.valid()).toBe(true);
     proxy.fault('stall');
     const pending = session.query('SELECT 1').then(

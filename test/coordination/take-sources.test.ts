@@ -1,8 +1,8 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { LockSession } from '../../src/coordination/lock-session.js';
 import { takeSources } from '../../src/coordination/take-sources.js';
 import { useDatabase } from '../helpers/fixture.js';
+import { openLockSession } from '../helpers/lock-session.js';
 
 const SOURCES = ['track-a', 'track-b', 'track-c', 'track-d', 'track-e', 'track-f'];
 
@@ -13,12 +13,7 @@ const SOURCES = ['track-a', 'track-b', 'track-c', 'track-d', 'track-e', 'track-f
  */
 describe('taking sources', () => {
   const db = useDatabase('postgres');
-
-  const open = async () => {
-    const session = await LockSession.open(db.pool, 'worker');
-    onTestFinished(() => session.close());
-    return session;
-  };
+  const open = () => openLockSession(db.pool);
 
   it('goes on with the next candidates when another session took the first ones after this one looked', async () => {
     const first = await open();

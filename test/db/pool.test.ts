@@ -20,7 +20,7 @@ describe('a pitwall pool', () => {
       const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       // The FATAL the backend sends arrives with no query in flight: an 'error' event on a client
       // nobody here listens to. Unheard, it would be an uncaught exception, which fails this file.
-      await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await terminateBackends(db.pool, 'pid = $1', [rows[0]!.pid]);
       for (let i = 0; i < 50; i++) {
         const alive = await db.pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [rows[0]!.pid]);
         if (alive.rowCount === 0) break;

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseError } from '../../src/db/errors.js';
 import { withTransaction } from '../../src/db/transaction.js';
 import { useDatabase } from '../helpers/fixture.js';
+import { terminateBackends } from '../helpers/terminate-backends.js';
 
 describe('withTransaction', () => {
   const db = useDatabase();
@@ -36,7 +37,7 @@ describe('withTransaction', () => {
           // It may reject while the terminate below is still in flight: handle it at once, so it is
           // never an unhandled rejection; the await further down still throws it into withTransaction.
           killed.catch(() => undefined);
-          await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+          await terminateBackends(db.pool, 'pid = $1', [pid]);
           await killed;
         }
         return calls;
@@ -56,7 +57,7 @@ describe('withTransaction', () => {
         const pid = (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
         // The termination arrives as an 'error' event on an idle, checked-out client: unhandled, it would crash the process.
         const ended = new Promise((resolve) => c.once('end', resolve));
-        await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+        await terminateBackends(db.pool, 'pid = $1', [pid]);
         await ended;
       }
       await c.query('INSERT INTO t VALUES (20)');

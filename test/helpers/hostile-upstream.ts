@@ -184,9 +184,11 @@ export async function startHostileUpstream(simUrl: string, scopes: ReadonlyMap<s
     setAll: (kind) => void (all = kind),
     hold: () => {
       let release!: () => void;
-      held = new Promise<void>((resolve) => (release = resolve));
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      held = gate;
       return () => {
-        held = undefined;
+        // Only its own hold: a later hold() stays until its own release.
+        if (held === gate) held = undefined;
         release();
       };
     },

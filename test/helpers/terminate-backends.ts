@@ -8,7 +8,7 @@ import type pg from 'pg';
  * once called it on every client of the server before the condition naming the database, and
  * other files' sessions were ended.
  */
-export async function terminateBackends(pool: pg.Pool | pg.PoolClient, where = 'true', params: unknown[] = []): Promise<number[]> {
+export async function terminateBackends(pool: pg.Pool, where = 'true', params: unknown[] = []): Promise<number[]> {
   const { rows } = await pool.query<{ pid: number }>(
     `WITH chosen AS MATERIALIZED (
        SELECT pid FROM pg_stat_activity

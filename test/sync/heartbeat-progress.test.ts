@@ -1,11 +1,11 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { LockSession } from '../../src/coordination/lock-session.js';
 import { createLogger } from '../../src/log.js';
 import { RunCounters } from '../../src/sync/counters.js';
 import { HeartbeatGroup } from '../../src/sync/heartbeat.js';
 import { insertRun } from '../../src/sync/sql/sync-runs.js';
 import { useDatabase } from '../helpers/fixture.js';
+import { openLockSession } from '../helpers/lock-session.js';
 
 /**
  * A worker's long run says how far it has come in the log about every 30 s (PROGRESS_LOG_MS),
@@ -20,8 +20,7 @@ describe('the progress lines of a running run', () => {
     const logger = createLogger({ level: 'info', destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) } });
     let now = 0;
     const group = new HeartbeatGroup(logger, { progressEveryMs: 30_000, now: () => now });
-    const session = await LockSession.open(db.pool, 'worker');
-    onTestFinished(() => session.close());
+    const session = await openLockSession(db.pool);
     const runId = await insertRun(db.pool, 'default', 'full', 'cron', 'running');
     const counters = new RunCounters();
     const scopes = { done: 0, total: 4 };
