@@ -64,12 +64,13 @@ describe('SIGTERM during pitwall sync', () => {
   });
 
   it('cancels a request still in flight when the timeout passes', async () => {
-    const cli = startCli(['sync', '--job', 'full'], { ...env, PITWALL_SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS) });
-    // From now on every response is held: only the abort can end the run.
+    // Every response is held from the run's first request: only the abort can end the run. (Set
+    // before the start: the run's first requests can all be sent before its row is seen running.)
     sim.setFaults({ rate: 1, kinds: ['slow'], slowMs: HELD_MS });
+    const before = sim.requests().total;
+    const cli = startCli(['sync', '--job', 'full'], { ...env, PITWALL_SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS) });
     await waitForCount(db.pool, `SELECT count(*)::int AS n FROM pitwall.sync_runs WHERE status = 'running'`, 1);
     // A held request is in flight when the signal comes.
-    const before = sim.requests().total;
     await vi.waitFor(() => expect(sim.requests().total).toBeGreaterThan(before), { timeout: HELD_MS, interval: 20 });
     const sent = performance.now();
     cli.child.kill('SIGTERM');
