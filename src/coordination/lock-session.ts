@@ -185,7 +185,11 @@ export class LockSession {
     clearTimeout(this.watchdog);
     if (this.ended.signal.aborted) return;
     const left = this.lastAnsweredSend + LEASE_MS - performance.now();
-    this.watchdog = setTimeout(() => this.valid(), Math.max(0, left) + 1);
+    // Node counts a timer from the event loop's cached time, which on a busy machine is behind the
+    // clock valid() reads: the timer can fire before the deadline, and then it looks again.
+    this.watchdog = setTimeout(() => {
+      if (this.valid()) this.arm();
+    }, Math.max(0, left) + 1);
     this.watchdog.unref();
   }
 
